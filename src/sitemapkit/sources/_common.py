@@ -1,0 +1,93 @@
+"""What every source shares: opening files (plain, gzip, stdin) and checking field values."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import date, datetime, tzinfo
+from pathlib import Path
+from typing import IO
+
+from ..compression import GZIP_MAGIC
+from ..dates import parse_lastmod
+from ..errors import InvalidValueError, SourceError
+from ..model import CHANGEFREQS
+
+__all__ = ["FieldParser", "open_text", "source_name"]
+
+
+def source_name(path: str | Path) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+@contextmanager
+def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """Open ``path`` (``-`` for standard input) as text, inflating gzip found by magic bytes.
+
+    Decoding errors are replaced rather than fatal: one bad byte should cost one line, not
+    the file. A UTF-8 byte order mark is dropped.
+    """
+    name = source_name(path)
+    try:
+        raw: IO[bytes] = sys.stdin.buffer if name == "<stdin>" else open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise SourceError(f"cannot read: {exc.strerror or exc}", source=name) from exc
+    try:
+        buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+        binary: IO[bytes] = buffered
+        if buffered.peek(2)[:2] == GZIP_MAGIC:
+            binary = gzip.GzipFile(fileobj=buffered, mode="rb")
+        codec = "utf-8-sig" if encoding.lower().replace("_", "-") in {"utf-8", "utf8"} else encoding
+        with io.TextIOWrapper(binary, encoding=codec, errors="replace", newline="") as text:
+            yield text
+    except (OSError, EOFError) as exc:
+        raise SourceError(f"cannot read: {exc}", source=name) from exc
+    finally:
+        if name != "<stdin>":
+            raw.close()
+
+
+class FieldParser:
+    """Checks lastmod, changefreq and priority text, caching parsed dates."""
+
+    def __init__(self, assume_tz: tzinfo | None = None) -> None:
+        self.assume_tz = assume_tz
+        self._dates: dict[str, date | datetime] = {}
+
+    def lastmod(self, text: str | None) -> date | datetime | None:
+        if not text or not text.strip():
+            return None
+        try:
+            return self._dates[text]
+        except KeyError:
+            value = parse_lastmod(text, assume_tz=self.assume_tz)
+            if len(self._dates) > 10_000:
+                self._dates.clear()
+            self._dates[text] = value
+            return value
+
+    @staticmethod
+    def changefreq(text: str | None) -> str | None:
+        if not text or not text.strip():
+            return None
+        value = text.strip().lower()
+        if value not in CHANGEFREQS:
+            raise InvalidValueError(
+                f"changefreq {text!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
+            )
+        return value
+
+    @staticmethod
+    def priority(text: str | float | None) -> float | None:
+        if text is None or (isinstance(text, str) and not text.strip()):
+            return None
+        try:
+            value = float(text)
+        except ValueError as exc:
+            raise InvalidValueError(f"priority {text!r} is not a number") from exc
+        if not 0.0 <= value <= 1.0:
+            raise InvalidValueError(f"priority {text!r} is outside 0.0 to 1.0")
+        return value

@@ -1,0 +1,527 @@
+"""The streaming sitemap writer: normalise, de-duplicate, split, compress, index, publish.
+
+Memory stays flat in the number of URLs apart from the de-duplication fingerprints
+(:class:`~sitemapkit._fingerprints.FingerprintSet`, about 13 bytes a URL): entries are
+rendered in batches, written out in chunks, and never kept.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, tzinfo
+from pathlib import Path
+from types import TracebackType
+from typing import Final, Literal, Self
+
+from ._fingerprints import FingerprintSet
+from .compression import FileSink, SinkResult
+from .dates import format_lastmod, lastmod_timestamp, parse_lastmod
+from .errors import (
+    InvalidURLError,
+    InvalidValueError,
+    LimitError,
+    SitemapError,
+    StrictError,
+)
+from .markup import (
+    EXTENSION_PREFIXES,
+    extension_namespaces,
+    format_priority,
+    render_extensions,
+    render_index,
+    urlset_close,
+    urlset_open,
+)
+from .model import CHANGEFREQS, MAX_IMAGES_PER_URL, PROTOCOLS, SitemapRef, URLEntry
+from .publish import Staging
+from .urls import URLNormalizer, normalize_url
+
+__all__ = ["SitemapWriter", "WriteResult"]
+
+_BATCH: Final = 1024
+_CHUNK_ENTRIES: Final = 2048
+_MIN_BYTES: Final = 4096
+
+LastmodInput = str | date | datetime | None
+
+
+class _State(enum.Enum):
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What a finished :class:`SitemapWriter` published."""
+
+    out_dir: Path
+    entry_point: Path
+    children: tuple[Path, ...]
+    urls: int
+    skipped: Mapping[str, int]
+    skipped_examples: Mapping[str, tuple[str, ...]]
+    raw_bytes: int
+    file_bytes: int
+
+    @property
+    def is_index(self) -> bool:
+        """True when the entry point is a ``<sitemapindex>`` over several children."""
+        return bool(self.children)
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """Every file of the published set, entry point first."""
+        return (self.entry_point, *self.children)
+
+
+@dataclass(slots=True)
+class _OpenFile:
+    number: int
+    sink: FileSink
+    close_tag: str
+    declared: frozenset[str]
+    urls: int = 0
+    size: int = 0
+    newest: float = float("-inf")
+    newest_text: str | None = None
+    chunk: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Child:
+    result: SinkResult
+    urls: int
+    lastmod: str | None
+
+
+# One queued entry: lastmod text, lastmod timestamp, changefreq, priority text, extensions.
+_Meta = tuple[str | None, float | None, str | None, str | None, URLEntry | None]
+
+
+class SitemapWriter:
+    """Write any number of URLs as a sitemap set in ``out_dir``, published atomically on close.
+
+    One file's worth becomes ``OUT/sitemap.xml`` (a ``<urlset>``); more become children
+    ``OUT/sitemap-00001-<hash>.xml.gz`` ... under an index ``OUT/sitemap.xml``. A child is cut
+    before it would pass ``max_urls`` or ``max_bytes`` (uncompressed, closing tag included).
+
+    URLs are normalised (:func:`~sitemapkit.normalize_url`) against ``base_url`` and must lie
+    in its folder, the protocol's location rule; duplicates after normalisation are dropped,
+    the first occurrence winning. URLs left out are counted by reason in the result, or raise
+    :class:`StrictError` when ``strict``. Normalisation runs in batches of 1,024, so a strict
+    error may surface from a later :meth:`add` or from :meth:`close`.
+
+    >>> import tempfile
+    >>> with SitemapWriter(tempfile.mkdtemp(), base_url="https://example.com/") as w:
+    ...     w.add("/about", lastmod="2024-05-01")
+    ...     w.add("https://example.com/contact?PHPSESSID=1")
+    >>> w.result.urls
+    2
+    """
+
+    def __init__(
+        self,
+        out_dir: str | os.PathLike[str],
+        *,
+        base_url: str,
+        gzip: bool = True,
+        max_urls: int | None = None,
+        max_bytes: int | None = None,
+        name: str = "sitemap",
+        format: Literal["xml", "txt"] = "xml",
+        protocol: Literal["0.9", "0.84"] = "0.9",
+        keep_session_ids: bool = False,
+        strict: bool = False,
+        assume_tz: tzinfo | None = None,
+        stylesheet: str | None = None,
+        compress_level: int | None = None,
+    ) -> None:
+        if protocol not in PROTOCOLS:
+            raise InvalidValueError(f"unknown protocol version {protocol!r} (0.9 or 0.84)")
+        if format not in ("xml", "txt"):
+            raise InvalidValueError(f"unknown format {format!r} (xml or txt)")
+        if not name or "/" in name or name.startswith("."):
+            raise InvalidValueError(f"bad sitemap name {name!r}")
+        self.profile = PROTOCOLS[protocol]
+        self.max_urls = self.profile.max_urls if max_urls is None else max_urls
+        self.max_bytes = self.profile.max_bytes if max_bytes is None else max_bytes
+        if not 1 <= self.max_urls <= self.profile.max_urls:
+            raise InvalidValueError(
+                f"max_urls must be between 1 and {self.profile.max_urls:,} "
+                f"(the protocol {protocol} limit), not {self.max_urls:,}"
+            )
+        if not _MIN_BYTES <= self.max_bytes <= self.profile.max_bytes:
+            raise InvalidValueError(
+                f"max_bytes must be between {_MIN_BYTES:,} and {self.profile.max_bytes:,} "
+                f"(the protocol {protocol} limit), not {self.max_bytes:,}"
+            )
+        if not base_url.endswith("/"):
+            base_url += "/"
+        try:
+            self._normalizer = URLNormalizer(base_url, keep_session_ids=keep_session_ids)
+        except InvalidURLError as exc:
+            raise InvalidValueError(f"bad base URL {base_url!r}: {exc.message}") from exc
+        assert self._normalizer.base_url is not None
+        self.base_url: str = self._normalizer.base_url
+        self.out_dir = Path(out_dir)
+        self.name = name
+        self.format = format
+        self.gzip = gzip
+        self.strict = strict
+        self.assume_tz = assume_tz
+        self.stylesheet = stylesheet
+        self._compress_level = compress_level
+        self._suffix = ".txt" if format == "txt" else ".xml"
+        self._fingerprints = FingerprintSet()
+        self._lastmods: dict[object, tuple[str, float]] = {}
+        self._locs: list[str] = []
+        self._meta: list[_Meta] = []
+        self._children: list[_Child] = []
+        self._file: _OpenFile | None = None
+        self._skipped: dict[str, int] = {}
+        self._examples: dict[str, list[str]] = {}
+        self._urls = 0
+        self._state = _State.OPEN
+        self._result: WriteResult | None = None
+        self._staging = Staging(self.out_dir, name)
+
+    # -- input ------------------------------------------------------------------------------
+
+    def add(
+        self,
+        url: str | URLEntry,
+        *,
+        lastmod: LastmodInput = None,
+        changefreq: str | None = None,
+        priority: float | None = None,
+    ) -> None:
+        """Queue one URL (or a whole :class:`URLEntry`) for writing.
+
+        Raises :class:`InvalidValueError` for a bad lastmod, changefreq or priority.
+        """
+        if self._state is not _State.OPEN:
+            raise RuntimeError("this SitemapWriter is closed")
+        extensions: URLEntry | None = None
+        if isinstance(url, URLEntry):
+            entry = url
+            url, lastmod = entry.loc, entry.lastmod
+            changefreq, priority = entry.changefreq, entry.priority
+            if entry.images or entry.videos or entry.news is not None or entry.alternates:
+                if len(entry.images) > MAX_IMAGES_PER_URL:
+                    raise InvalidValueError(
+                        f"{entry.loc}: {len(entry.images):,} images; a URL may carry at most "
+                        f"{MAX_IMAGES_PER_URL:,}"
+                    )
+                extensions = entry
+        lastmod_text, lastmod_ts = self._lastmod(lastmod) if lastmod is not None else (None, None)
+        if changefreq is not None and changefreq not in CHANGEFREQS:
+            changefreq = changefreq.strip().lower()
+            if changefreq not in CHANGEFREQS:
+                raise InvalidValueError(
+                    f"changefreq {changefreq!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
+                )
+        priority_text = self._priority(priority) if priority is not None else None
+        self._locs.append(url)
+        self._meta.append((lastmod_text, lastmod_ts, changefreq, priority_text, extensions))
+        if len(self._locs) >= _BATCH:
+            self._flush_pending()
+
+    def add_all(self, entries: Iterable[str | URLEntry]) -> None:
+        """Queue every URL or entry of ``entries``."""
+        add = self.add
+        for entry in entries:
+            add(entry)
+
+    def _lastmod(self, value: str | date | datetime) -> tuple[str, float]:
+        try:
+            return self._lastmods[value]
+        except KeyError:
+            pass
+        except TypeError as exc:
+            raise InvalidValueError(f"lastmod must be a date, datetime or str: {value!r}") from exc
+        parsed = value if not isinstance(value, str) else parse_lastmod(
+            value, assume_tz=self.assume_tz)
+        try:
+            text = format_lastmod(parsed, assume_tz=self.assume_tz)
+        except TypeError as exc:
+            raise InvalidValueError(str(exc)) from exc
+        if isinstance(parsed, datetime) and parsed.tzinfo is None:
+            assert self.assume_tz is not None  # format_lastmod refused it otherwise
+            parsed = parsed.replace(tzinfo=self.assume_tz)
+        result = (text, lastmod_timestamp(parsed))
+        if len(self._lastmods) > 100_000:
+            self._lastmods.clear()
+        self._lastmods[value] = result
+        return result
+
+    @staticmethod
+    def _priority(value: float) -> str:
+        try:
+            number = float(value)
+        except (TypeError, ValueError) as exc:
+            raise InvalidValueError(f"priority {value!r} is not a number") from exc
+        if not 0.0 <= number <= 1.0:
+            raise InvalidValueError(f"priority {value!r} is outside 0.0 to 1.0")
+        return format_priority(number)
+
+    # -- rendering and splitting -----------------------------------------------------------
+
+    def _skip(self, reason: str, url: str, message: str) -> None:
+        if self.strict:
+            raise StrictError(f"{message} (left out: {reason})")
+        self._skipped[reason] = self._skipped.get(reason, 0) + 1
+        examples = self._examples.setdefault(reason, [])
+        if len(examples) < 5:
+            examples.append(url)
+
+    def _flush_pending(self) -> None:
+        locs, metas = self._locs, self._meta
+        if not locs:
+            return
+        self._locs, self._meta = [], []
+        results = self._normalizer.normalize_many(locs)
+        first_seen = self._fingerprints.add
+        is_text = self.format == "txt"
+        for position, (loc, meta) in enumerate(zip(results, metas, strict=True)):
+            if type(loc) is not str:
+                assert isinstance(loc, InvalidURLError)
+                self._skip(loc.reason, str(locs[position]), loc.message)
+                continue
+            if not first_seen(loc):
+                self._skip("duplicate", loc, f"duplicate URL {loc}")
+                continue
+            lastmod_text, lastmod_ts, changefreq, priority, extensions = meta
+            if is_text:
+                text = loc + "\n"
+            else:
+                if "&" in loc or "'" in loc:
+                    loc = loc.replace("&", "&amp;").replace("'", "&apos;")
+                if extensions is None and changefreq is None and priority is None:
+                    if lastmod_text is None:
+                        text = "<url><loc>" + loc + "</loc></url>\n"
+                    else:
+                        text = f"<url><loc>{loc}</loc><lastmod>{lastmod_text}</lastmod></url>\n"
+                else:
+                    text = ""  # rendered below, once the file (and its namespaces) is known
+            size = len(text)
+            file = self._file
+            if file is None or file.urls >= self.max_urls or (
+                text and file.size + size > self.max_bytes
+            ):
+                file = self._next_file(metas[position:])
+            if not text:
+                text = self._render(file, loc, lastmod_text, changefreq, priority, extensions)
+                size = len(text.encode("utf-8")) if extensions is not None else len(text)
+                if file.size + size > self.max_bytes and file.urls:
+                    file = self._next_file(metas[position:])
+                    text = self._render(file, loc, lastmod_text, changefreq, priority, extensions)
+                    size = len(text.encode("utf-8")) if extensions is not None else len(text)
+            if file.size + size > self.max_bytes:
+                raise LimitError(
+                    f"{loc}: this one entry ({size:,} bytes) does not fit in a sitemap of "
+                    f"at most {self.max_bytes:,} bytes"
+                )
+            file.chunk.append(text)
+            file.urls += 1
+            file.size += size
+            self._urls += 1
+            if lastmod_ts is not None and lastmod_ts > file.newest:
+                file.newest, file.newest_text = lastmod_ts, lastmod_text
+            if len(file.chunk) >= _CHUNK_ENTRIES:
+                file.sink.write("".join(file.chunk).encode("utf-8"))
+                file.chunk.clear()
+
+    def _render(
+        self,
+        file: _OpenFile,
+        loc: str,
+        lastmod: str | None,
+        changefreq: str | None,
+        priority: str | None,
+        extensions: URLEntry | None,
+    ) -> str:
+        parts = ["<url"]
+        if extensions is not None:
+            extensions = self._normalize_extensions(extensions)
+            for namespace in sorted(extension_namespaces(extensions) - file.declared):
+                parts.append(f' xmlns:{EXTENSION_PREFIXES[namespace]}="{namespace}"')
+        parts.append("><loc>" + loc + "</loc>")
+        if lastmod is not None:
+            parts.append("<lastmod>" + lastmod + "</lastmod>")
+        if changefreq is not None:
+            parts.append("<changefreq>" + changefreq + "</changefreq>")
+        if priority is not None:
+            parts.append("<priority>" + priority + "</priority>")
+        if extensions is not None:
+            parts.append(render_extensions(extensions))
+        parts.append("</url>\n")
+        return "".join(parts)
+
+    def _extension_url(self, url: str) -> str:
+        return normalize_url(url, base=self.base_url, keep_session_ids=True)
+
+    def _normalize_extensions(self, entry: URLEntry) -> URLEntry:
+        """Encode the URLs inside extension elements; they may be on other hosts (CDNs)."""
+        try:
+            return replace(
+                entry,
+                images=tuple(replace(i, loc=self._extension_url(i.loc)) for i in entry.images),
+                alternates=tuple(
+                    replace(a, href=self._extension_url(a.href)) for a in entry.alternates
+                ),
+            )
+        except InvalidURLError as exc:
+            raise InvalidValueError(f"{entry.loc}: bad URL in an extension: {exc.message}") from exc
+
+    def _next_file(self, upcoming: list[_Meta]) -> _OpenFile:
+        if self._file is not None:
+            self._finish_file(self._file)
+        number = len(self._children) + 1
+        if number > self.profile.max_sitemaps:
+            raise LimitError(
+                f"more than {self.profile.max_sitemaps:,} sitemaps would be needed; an index "
+                f"may list at most {self.profile.max_sitemaps:,} (protocol {self.profile.version})"
+            )
+        # The first file might stay the only one, the plain entry point: compress it later.
+        compress = self.gzip and number > 1
+        sink = FileSink(self._staging.path / f"part-{number:05d}", gzip=compress,
+                        level=self._compress_level)
+        if self.format == "txt":
+            self._file = _OpenFile(number, sink, "", frozenset())
+            return self._file
+        namespaces: set[str] = set()
+        for meta in upcoming[:_BATCH]:
+            if meta[4] is not None:
+                namespaces |= extension_namespaces(meta[4])
+        header = urlset_open(self.profile, namespaces, stylesheet=self.stylesheet)
+        close_tag = urlset_close()
+        self._file = _OpenFile(number, sink, close_tag, frozenset(namespaces))
+        self._file.size = len(header.encode("utf-8")) + len(close_tag)
+        sink.write(header.encode("utf-8"))
+        return self._file
+
+    def _finish_file(self, file: _OpenFile) -> None:
+        file.chunk.append(file.close_tag)
+        file.sink.write("".join(file.chunk).encode("utf-8"))
+        file.chunk.clear()
+        self._children.append(_Child(file.sink.close(), file.urls, file.newest_text))
+        self._file = None
+
+    # -- closing and publishing ------------------------------------------------------------
+
+    def close(self) -> WriteResult:
+        """Write what is left, the index if needed, and publish the set atomically."""
+        if self._result is not None:
+            return self._result
+        if self._state is not _State.OPEN:
+            raise RuntimeError("this SitemapWriter was aborted")
+        try:
+            self._flush_pending()
+            if self._file is not None:
+                self._finish_file(self._file)
+            if not self._children:
+                raise SitemapError(
+                    "nothing to write: no URL was accepted"
+                    + (f" ({self._describe_skipped()})" if self._skipped else "")
+                )
+            self._result = self._publish()
+        except BaseException:
+            self.abort()
+            raise
+        self._state = _State.CLOSED
+        self._staging.release()
+        return self._result
+
+    def _describe_skipped(self) -> str:
+        return ", ".join(f"{count:,} {reason}" for reason, count in self._skipped.items())
+
+    def _publish(self) -> WriteResult:
+        staging = self._staging.path
+        entry_name = self.name + self._suffix
+        if len(self._children) == 1:
+            only = self._children[0].result
+            os.replace(only.path, staging / entry_name)
+            self._staging.publish([], entry_name)
+            return self._make_result(entry_name, [], only.raw_bytes, only.file_bytes)
+        if self.gzip:
+            self._children[0] = self._compress_first(self._children[0])
+        refs: list[SitemapRef] = []
+        names: list[str] = []
+        raw = written = 0
+        suffix = self._suffix + (".gz" if self.gzip else "")
+        for number, child in enumerate(self._children, start=1):
+            name = f"{self.name}-{number:05d}-{child.result.sha256[:8]}{suffix}"
+            os.replace(child.result.path, staging / name)
+            names.append(name)
+            refs.append(SitemapRef(loc=self.base_url + name, lastmod=child.lastmod))
+            raw += child.result.raw_bytes
+            written += child.result.file_bytes
+        index_name = self.name + ".xml"
+        index = FileSink(staging / index_name, gzip=False)
+        index.write(render_index(self.profile, refs, stylesheet=self.stylesheet).encode("utf-8"))
+        index.close()
+        self._staging.publish(names, index_name)
+        return self._make_result(index_name, names, raw, written)
+
+    def _compress_first(self, child: _Child) -> _Child:
+        source = child.result.path
+        sink = FileSink(source.with_name(source.name + ".gz"), gzip=True,
+                        level=self._compress_level)
+        with open(source, "rb") as raw:
+            while block := raw.read(1 << 20):
+                sink.write(block)
+        result = sink.close()
+        source.unlink()
+        return _Child(result, child.urls, child.lastmod)
+
+    def _make_result(
+        self, entry_name: str, children: list[str], raw: int, written: int
+    ) -> WriteResult:
+        return WriteResult(
+            out_dir=self.out_dir,
+            entry_point=self.out_dir / entry_name,
+            children=tuple(self.out_dir / name for name in children),
+            urls=self._urls,
+            skipped=dict(self._skipped),
+            skipped_examples={k: tuple(v) for k, v in self._examples.items()},
+            raw_bytes=raw,
+            file_bytes=written,
+        )
+
+    def abort(self) -> None:
+        """Drop everything written so far; the published set stays as it was."""
+        if self._file is not None:
+            self._file.sink.abort()
+            self._file = None
+        self._state = _State.CLOSED
+        self._staging.release()
+
+    @property
+    def result(self) -> WriteResult:
+        """The result of :meth:`close`."""
+        if self._result is None:
+            raise RuntimeError("the writer has not been closed yet")
+        return self._result
+
+    @property
+    def skipped(self) -> Mapping[str, int]:
+        """URLs left out so far, by reason."""
+        return dict(self._skipped)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.close()
+        elif self._state is _State.OPEN:
+            self.abort()
+
