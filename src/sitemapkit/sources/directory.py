@@ -24,7 +24,7 @@ __all__ = ["DEFAULT_INCLUDE", "DEFAULT_INDEX_FILES", "from_directory", "is_noind
 DEFAULT_INCLUDE = ("*.html", "*.htm", "*.pdf")
 DEFAULT_INDEX_FILES = ("index.html", "index.htm")
 
-_HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+_HTML_SUFFIXES = (b".html", b".htm", b".xhtml")
 _HEAD_BYTES = 256 * 1024
 _META = re.compile(rb"<meta\b[^>]*>", re.IGNORECASE)
 _ATTRIBUTE = re.compile(rb"""([a-zA-Z\-:]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
@@ -87,7 +87,8 @@ def from_directory(
 
     for folder, dirs, files in os.walk(root_bytes, onerror=fail):
         dirs[:] = sorted(d for d in dirs if not d.startswith(b"."))
-        for file_name in sorted(files):
+        index_names = {os.fsencode(name) for name in index_files}
+        for file_name in sorted(files, key=lambda name: (name not in index_names, name)):
             if file_name.startswith(b"."):
                 continue
             full = os.path.join(folder, file_name)
