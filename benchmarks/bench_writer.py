@@ -72,7 +72,7 @@ def run_naive(count: int, out: Path) -> int:
                 handle.write("</urlset>\n")
                 handle.close()
             files.append(out / f"sitemap-{len(files) + 1}.xml.gz")
-            handle = gzip.open(files[-1], "wt", encoding="utf-8")
+            handle = gzip.open(files[-1], "wt", encoding="utf-8")  # noqa: SIM115
             handle.write(header)
         line = f"<url><loc>{escape(url)}</loc><lastmod>{lastmod}</lastmod></url>\n"
         written += len(line)
@@ -157,7 +157,9 @@ def child(name: str, count: int) -> None:
 def measure(name: str, count: int) -> dict[str, float]:
     output = subprocess.run(
         [sys.executable, __file__, "--child", name, "--urls", str(count)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return json.loads(output.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -192,8 +194,10 @@ def main() -> None:
         mbps = figures["bytes"] / figures["seconds"] / 1e6
         ratio = f"{peer['seconds'] / figures['seconds']:.2f}x" if peer else "-"
         ratio_naive = f"{naive['seconds'] / figures['seconds']:.2f}x" if naive else "-"
-        print(f"| {name} | {rate:,.0f} | {mbps:.0f} | {figures['rss'] / 2**20:.0f} MiB | "
-              f"{ratio} | {ratio_naive} |")
+        print(
+            f"| {name} | {rate:,.0f} | {mbps:.0f} | {figures['rss'] / 2**20:.0f} MiB | "
+            f"{ratio} | {ratio_naive} |"
+        )
     gz, plain = medians.get("sitemapkit (gzip)"), medians.get("sitemapkit (no gzip)")
     if gz and plain:
         print(f"\ngzip cost: {gz['seconds'] / plain['seconds']:.2f}x the uncompressed run")
