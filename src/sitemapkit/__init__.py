@@ -26,7 +26,7 @@ from .model import (
     Video,
     VideoPrice,
 )
-from .sources import from_directory, from_urllist
+from .sources import from_access_log, from_directory, from_urllist
 from .urls import URLNormalizer, iri_to_uri, normalize_url
 from .writer import SitemapWriter, WriteResult
 
@@ -56,6 +56,7 @@ __all__ = [
     "WriteResult",
     "__version__",
     "format_lastmod",
+    "from_access_log",
     "from_directory",
     "from_urllist",
     "iri_to_uri",

@@ -16,7 +16,7 @@ from ..dates import parse_lastmod
 from ..errors import InvalidValueError, SourceError
 from ..model import CHANGEFREQS
 
-__all__ = ["FieldParser", "open_text", "source_name"]
+__all__ = ["FieldParser", "is_utf8", "open_binary", "open_text", "source_name"]
 
 
 def source_name(path: str | Path) -> str:
@@ -24,11 +24,12 @@ def source_name(path: str | Path) -> str:
 
 
 @contextmanager
-def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
-    """Open ``path`` (``-`` for standard input) as text, inflating gzip found by magic bytes.
+def open_binary(path: str | Path) -> Iterator[IO[bytes]]:
+    """Open ``path`` (``-`` for standard input) for reading bytes, inflating gzip found by
+    its magic bytes (PROTOCOL.md F-08: never trust a file name).
 
-    Decoding errors are replaced rather than fatal: one bad byte should cost one line, not
-    the file. A UTF-8 byte order mark is dropped.
+    Raises :class:`SourceError` when the file cannot be opened; errors while reading (a
+    truncated gzip member) are the caller's to report.
     """
     name = source_name(path)
     try:
@@ -40,14 +41,31 @@ def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]
         binary: IO[bytes] = buffered
         if buffered.peek(2)[:2] == GZIP_MAGIC:
             binary = cast(IO[bytes], gzip.GzipFile(fileobj=buffered, mode="rb"))
-        codec = "utf-8-sig" if encoding.lower().replace("_", "-") in {"utf-8", "utf8"} else encoding
-        with io.TextIOWrapper(binary, encoding=codec, errors="replace", newline="") as text:
-            yield text
-    except (OSError, EOFError) as exc:
-        raise SourceError(f"cannot read: {exc}", source=name) from exc
+        yield binary
     finally:
         if name != "<stdin>":
             raw.close()
+
+
+@contextmanager
+def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """Open ``path`` (``-`` for standard input) as text, inflating gzip found by magic bytes.
+
+    Decoding errors are replaced rather than fatal: one bad byte should cost one line, not
+    the file. A UTF-8 byte order mark is dropped.
+    """
+    name = source_name(path)
+    with open_binary(path) as binary:
+        try:
+            codec = "utf-8-sig" if is_utf8(encoding) else encoding
+            with io.TextIOWrapper(binary, encoding=codec, errors="replace", newline="") as text:
+                yield text
+        except (OSError, EOFError) as exc:
+            raise SourceError(f"cannot read: {exc}", source=name) from exc
+
+
+def is_utf8(encoding: str) -> bool:
+    return encoding.lower().replace("_", "-") in {"utf-8", "utf8"}
 
 
 class FieldParser:
