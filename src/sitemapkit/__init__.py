@@ -16,6 +16,7 @@ from .errors import (
     StrictError,
     UnsafeContentError,
 )
+from .filters import FilterRule, URLFilter, filter_entries
 from .model import (
     Alternate,
     Image,
@@ -35,6 +36,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Alternate",
     "FetchError",
+    "FilterRule",
     "Image",
     "InvalidURLError",
     "InvalidValueError",
@@ -49,12 +51,14 @@ __all__ = [
     "SourceError",
     "StrictError",
     "URLEntry",
+    "URLFilter",
     "URLNormalizer",
     "UnsafeContentError",
     "Video",
     "VideoPrice",
     "WriteResult",
     "__version__",
+    "filter_entries",
     "format_lastmod",
     "from_access_log",
     "from_directory",
