@@ -27,6 +27,7 @@ from .model import (
     Video,
     VideoPrice,
 )
+from .robots import update_robots_txt
 from .sources import from_access_log, from_directory, from_urllist
 from .urls import URLNormalizer, iri_to_uri, normalize_url
 from .writer import SitemapWriter, WriteResult
@@ -66,4 +67,5 @@ __all__ = [
     "iri_to_uri",
     "normalize_url",
     "parse_lastmod",
+    "update_robots_txt",
 ]
