@@ -5,6 +5,7 @@ The public API is re-exported here; modules behind it may change shape.
 
 from .dates import format_lastmod, parse_lastmod
 from .errors import (
+    ConfigError,
     FetchError,
     InvalidURLError,
     InvalidValueError,
@@ -36,6 +37,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Alternate",
+    "ConfigError",
     "FetchError",
     "FilterRule",
     "Image",
