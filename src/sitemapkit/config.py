@@ -31,13 +31,14 @@ from .settings import (
     Source,
     URLListSource,
 )
-from .submit import INDEXNOW_ENDPOINT
+from .submit import INDEXNOW_ENDPOINT, SubmitSettings
 
 __all__ = [
     "EXAMPLE_CONFIG",
     "ConfigFile",
     "SubmitConfig",
     "load_settings",
+    "load_submit_settings",
     "read_config",
     "write_example_config",
 ]
@@ -448,6 +449,28 @@ def load_settings(
     if not all_sources:
         raise SitemapError("give at least one source: --urls FILE, --dir DIR or --access-log FILE")
     return GenerateSettings(sources=all_sources, filters=(*filters, *file_filters), **values)
+
+
+def load_submit_settings(
+    config: str | os.PathLike[str] | None = None, *, overrides: Mapping[str, Any] | None = None
+) -> SubmitSettings:
+    """The settings of ``sitemapkit submit``: ``base_url``, ``out`` and ``name`` from the
+    config's top level, ``key``, ``endpoint`` and ``ping`` from its ``[submit]`` table, then
+    ``overrides`` (the CLI's options)."""
+    values: dict[str, Any] = {}
+    if config is not None:
+        loaded = read_config(config)
+        values = {k: loaded.values[k] for k in ("base_url", "out_dir") if k in loaded.values}
+        if "name" in loaded.values and loaded.values.get("base_url"):
+            base = loaded.values["base_url"].rstrip("/") + "/"
+            values["sitemap_url"] = f"{base}{loaded.values['name']}.xml"
+        values.update(key=loaded.submit.key, endpoint=loaded.submit.endpoint)
+        values["ping"] = loaded.submit.ping
+    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    for key, option in (("base_url", "--base-url"), ("out_dir", "--out")):
+        if not values.get(key):
+            raise SitemapError(f"missing {option}" + (" or its config key" if config else ""))
+    return SubmitSettings(**values)
 
 
 EXAMPLE_CONFIG: Final = """\

@@ -38,9 +38,12 @@ __all__ = [
     "INDEXNOW_ENDPOINT",
     "INDEXNOW_MESSAGES",
     "MAX_INDEXNOW_URLS",
+    "Announcement",
     "IndexNowBatch",
     "IndexNowResult",
     "PingResult",
+    "SubmitSettings",
+    "announce",
     "ensure_indexnow_key",
     "generate_indexnow_key",
     "is_indexnow_key",
@@ -351,3 +354,62 @@ def ping_sitemap(template: str, sitemap_url: str, *, timeout: float = 30.0) -> P
     except httpx.HTTPError as exc:
         raise FetchError(f"cannot ping: {exc}", url=url) from exc
     return PingResult(url, response.status_code)
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitSettings:
+    """What ``sitemapkit submit`` needs: where the site is served from and written to, the
+    IndexNow key and endpoint, ping templates and the sitemap URL they announce."""
+
+    base_url: str
+    out_dir: Path
+    key: str | None = None
+    endpoint: str = INDEXNOW_ENDPOINT
+    ping: tuple[str, ...] = ()
+    sitemap_url: str | None = None
+
+    def __post_init__(self) -> None:
+        for template in self.ping:
+            ping_url(template, "https://example.com/sitemap.xml")
+
+    @property
+    def announced_sitemap(self) -> str:
+        """The sitemap URL pings announce: ``sitemap_url``, else ``<base_url>sitemap.xml``."""
+        base = self.base_url if self.base_url.endswith("/") else self.base_url + "/"
+        return self.sitemap_url or base + "sitemap.xml"
+
+
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """What :func:`announce` did: the key used, the IndexNow batches and the pings."""
+
+    key: str | None
+    indexnow: IndexNowResult | None
+    pings: tuple[PingResult, ...]
+
+
+def announce(
+    settings: SubmitSettings,
+    urls: Iterable[str] | None,
+    *,
+    check_key: bool = True,
+    on_problem: ProblemHandler = log_problem,
+    on_batch: Callable[[IndexNowBatch], None] | None = None,
+) -> Announcement:
+    """Submit ``urls`` with IndexNow (the key file is written into ``out_dir`` first), then
+    send each configured ping. ``urls=None`` sends pings only."""
+    key = result = None
+    if urls is not None:
+        key = ensure_indexnow_key(settings.out_dir, settings.key)
+        base = settings.base_url if settings.base_url.endswith("/") else settings.base_url + "/"
+        result = submit_indexnow(
+            urls,
+            key=key,
+            key_location=f"{base}{key}.txt",
+            endpoint=settings.endpoint,
+            check_key=check_key,
+            on_problem=on_problem,
+            on_batch=on_batch,
+        )
+    pings = tuple(ping_sitemap(t, settings.announced_sitemap) for t in settings.ping)
+    return Announcement(key, result, pings)
