@@ -452,8 +452,8 @@ def submit(urls: tuple[str, ...], url_files: tuple[str, ...], **options: Any) ->
     sitemapkit submit --config sitemapkit.toml --urls changed.txt
     """
     check_key = not options.pop("no_key_check")
-    overrides = {**options, "ping": options.pop("pings") or None}
-    settings = load_submit_settings(overrides.pop("config"), overrides=overrides)
+    config, pings = options.pop("config"), options.pop("pings")
+    settings = load_submit_settings(config, overrides={**options, "ping": pings or None})
     wanted = _submitted_urls(urls, url_files)
     if wanted is None and not settings.ping:
         raise click.UsageError("nothing to do: give URLs, --urls FILE or --ping TEMPLATE")
