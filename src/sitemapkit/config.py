@@ -321,7 +321,7 @@ class _Reader:
         if text == "-":
             return text
         expanded = os.path.expanduser(text)
-        return expanded if os.path.isabs(expanded) else str(self.folder / expanded)
+        return os.path.normpath(expanded if os.path.isabs(expanded) else self.folder / expanded)
 
     def filters(self, data: Any, where: KeyPath) -> tuple[FilterRule, ...]:
         rules = []
@@ -485,17 +485,17 @@ out = "public"
 
 # Output options (these are the defaults).
 gzip = true               # compress the children of an index
-# max_urls = 50000        # URLs per file (default: the protocol limit)
-# max_bytes = 52428800    # uncompressed bytes per file (default: the protocol limit)
+#max_urls = 50000         # URLs per file (default: the protocol limit)
+#max_bytes = 52428800     # uncompressed bytes per file (default: the protocol limit)
 name = "sitemap"          # file name stem: sitemap.xml, sitemap-00001-<hash>.xml.gz, ...
 format = "xml"            # "xml" or "txt"
 protocol = "0.9"          # "0.9" (sitemaps.org) or "0.84" (Google's older namespace)
 keep_session_ids = false  # keep PHPSESSID, jsessionid, sid, ... in URLs
-# timezone = "UTC"        # zone for times given without one
+#timezone = "UTC"         # zone for times given without one
 strict = false            # fail (exit 1, nothing published) on any left-out URL or bad row
 quiet = false             # print nothing but errors
 # Add or update the Sitemap: line of this robots.txt after each run.
-# robots = "public/robots.txt"
+#robots = "public/robots.txt"
 
 # Sources are read in order; each URL is listed once (the first sighting wins).
 # changefreq and priority are defaults for entries that do not carry their own.
@@ -544,7 +544,7 @@ pattern = "re:/\\\\.[^/]*"      # hidden files and folders
 
 # How `sitemapkit submit` announces changed URLs (IndexNow) and pings sitemaps.
 [submit]
-# key = "..."             # IndexNow key; default: the <key>.txt found in `out`, or a new one
+#key = "0123456789abcdef0123456789abcdef"  # default: the <key>.txt in `out`, or a new one
 endpoint = "https://api.indexnow.org/indexnow"
 ping = []                 # URL templates with {sitemap}, for engines that still take a ping
 """
