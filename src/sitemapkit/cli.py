@@ -175,7 +175,8 @@ def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
         for folder in params["folders"]
     ]
     if params["access_logs"]:
-        agents = () if params["keep_bots"] else (params["exclude_agent"] or DEFAULT_BOT_AGENTS)
+        default = () if params["keep_bots"] else DEFAULT_BOT_AGENTS
+        agents = params["exclude_agent"] or default
         sources.append(
             AccessLogSource(
                 params["access_logs"],
@@ -285,7 +286,11 @@ def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> Generate
     help="Leave out requests whose user agent matches (case-insensitive search); replaces "
     "the default list of bots. Repeatable.",
 )
-@click.option("--keep-bots", is_flag=True, help="Count requests from every user agent.")
+@click.option(
+    "--keep-bots",
+    is_flag=True,
+    help="Do not leave out the default list of bots (--exclude-agent still applies).",
+)
 @click.option(
     "--lastmod-from-requests",
     is_flag=True,
