@@ -220,8 +220,10 @@ def generate(
             rules, base_url=settings.base_url, keep_session_ids=settings.keep_session_ids
         )
 
+    # Built before the writer opens, so a glob matching nothing or a bad pattern fails
+    # before anything is written.
     entries: Iterable[URLEntry] = itertools.chain.from_iterable(
-        source_entries(source) for source in settings.sources
+        [source_entries(source) for source in settings.sources]
     )
     if settings.filters:
         filters.append(make_filter(settings.filters))
