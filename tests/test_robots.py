@@ -7,6 +7,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sitemapkit import InvalidValueError, update_robots_txt
 
@@ -83,3 +85,47 @@ def test_bad_url_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidValueError, match="bad sitemap URL"):
         update_robots_txt(tmp_path / "robots.txt", "/sitemap.xml")
     assert not (tmp_path / "robots.txt").exists()
+
+
+_LINES = st.sampled_from(
+    [
+        b"User-agent: *",
+        b"Disallow: /x",
+        b"# comment \xff\xfe",
+        b"",
+        b"Sitemap: https://a.example/s.xml",
+        b"sitemap:/sitemap.xml",
+        b"SITEMAP: http://www.example.com/sitemap.xml",
+        b"Allow: /",
+    ]
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(_LINES, max_size=12),
+    st.sampled_from([b"\n", b"\r\n", b"\r"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_edits_keep_every_other_line_and_are_idempotent(
+    tmp_path: Path, lines: list[bytes], eol: bytes, bom: bool, final_eol: bool
+) -> None:
+    robots = tmp_path / "robots.txt"
+    data = (
+        (b"\xef\xbb\xbf" if bom else b"") + eol.join(lines) + (eol if final_eol and lines else b"")
+    )
+    robots.write_bytes(data)
+    update_robots_txt(robots, URL)
+    after = robots.read_bytes()
+    assert after.startswith(b"\xef\xbb\xbf") == bom
+    ours = {b"sitemap:/sitemap.xml", b"SITEMAP: http://www.example.com/sitemap.xml"}
+    before = data.removeprefix(b"\xef\xbb\xbf").splitlines()
+    kept = [line for line in before if line not in ours]
+    new_lines = after.removeprefix(b"\xef\xbb\xbf").splitlines()
+    assert [line for line in new_lines if line != b"Sitemap: " + URL.encode()] == kept
+    assert new_lines.count(b"Sitemap: " + URL.encode()) == 1
+    assert update_robots_txt(robots, URL) is False
+    assert robots.read_bytes() == after

@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import assert_schema_valid
 from sitemapkit import (
@@ -296,3 +298,19 @@ def test_pipeline_removes_session_ids_and_writes_a_valid_sitemap(tmp_path: Path)
     assert writer.result.urls == 2
     assert "<lastmod>2024-10-10T13:55:36+00:00</lastmod>" in text
     assert_schema_valid(tmp_path / "out" / "sitemap.xml")
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(st.binary(max_size=200), max_size=20), st.sampled_from(["auto", "combined", "w3c"]))
+def test_any_bytes_give_problems_never_a_crash(
+    tmp_path: Path, lines: list[bytes], log_format: str
+) -> None:
+    log = tmp_path / "fuzz.log"
+    log.write_bytes(b"\n".join(lines) + b"\n" + combined("/known"))
+    urls, problems = read(log, format=log_format)
+    assert all(url.startswith(BASE) for url in urls)
+    assert all(p.source == str(log) and p.line is not None for p in problems)
+    if log_format != "w3c":
+        assert urls[-1] == BASE + "known"

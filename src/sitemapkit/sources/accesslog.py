@@ -48,7 +48,7 @@ from .._fingerprints import FingerprintSet
 from ..errors import InvalidURLError, InvalidValueError, SourceError
 from ..model import Problem, ProblemHandler, URLEntry, log_problem
 from ..urls import URLNormalizer, normalize_url
-from ._common import is_utf8, open_binary, source_name
+from ._common import open_binary, source_name
 
 __all__ = [
     "DEFAULT_BOT_AGENTS",
@@ -249,7 +249,6 @@ class _LogReader:
         self.normalizer.scope = self.origin
         self.format = format
         self.encoding = encoding
-        self.utf8 = is_utf8(encoding)
         self.agents = agents
         self.skip_extensions = skip_extensions
         self.keep_session_ids = keep_session_ids
