@@ -243,7 +243,7 @@ def generate(
     ) as writer:
         writer.add_all(entries if wrap is None else wrap(entries))
     written = writer.result
-    sitemap_url = writer.base_url + written.entry_point.name
+    sitemap_url = written.entry_url
     robots_changed = None
     if settings.robots is not None:
         robots_changed = update_robots_txt(settings.robots, sitemap_url)

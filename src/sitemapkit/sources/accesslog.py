@@ -47,7 +47,7 @@ from typing import IO, Final, Literal
 from .._fingerprints import FingerprintSet
 from ..errors import InvalidURLError, InvalidValueError, SourceError
 from ..model import Problem, ProblemHandler, URLEntry, log_problem
-from ..urls import URLNormalizer, normalize_url
+from ..urls import URLNormalizer, normalize_url, origin_of
 from ._common import open_binary, source_name
 
 __all__ = [
@@ -238,15 +238,12 @@ class _LogReader:
     ) -> None:
         self.base_url = base_url if base_url.endswith("/") else base_url + "/"
         try:
+            self.origin = origin_of(self.base_url)
             self.normalizer = URLNormalizer(
-                self.base_url, scope="", keep_session_ids=keep_session_ids
+                self.base_url, scope=self.origin, keep_session_ids=keep_session_ids
             )
         except InvalidURLError as exc:
             raise InvalidValueError(f"bad base URL {base_url!r}: {exc.message}") from exc
-        assert self.normalizer.base_url is not None
-        base = self.normalizer.base_url
-        self.origin = base[: base.index("/", base.index("://") + 3) + 1]
-        self.normalizer.scope = self.origin
         self.format = format
         self.encoding = encoding
         self.agents = agents
