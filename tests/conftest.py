@@ -21,8 +21,11 @@ def _find_spec_dir() -> Path:
 
     The XSDs are test oracles whose licences keep them out of this repository.
     """
-    candidates = [os.environ.get("SITEMAPKIT_SPEC_DIR", ""), REPO.parent / "shared" / "spec",
-                  "/work/shared/spec"]
+    candidates = [
+        os.environ.get("SITEMAPKIT_SPEC_DIR", ""),
+        REPO.parent / "shared" / "spec",
+        "/work/shared/spec",
+    ]
     for candidate in candidates:
         if candidate and (Path(candidate) / "sitemaps-0.9" / "sitemap.xsd").is_file():
             return Path(candidate)
@@ -43,7 +46,10 @@ def xmllint(path: Path, schema: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "XML_CATALOG_FILES": str(CATALOG)}
     return subprocess.run(
         ["xmllint", "--nonet", "--noout", "--schema", str(schema), str(path)],
-        capture_output=True, text=True, env=env, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
 
 
@@ -53,7 +59,11 @@ def assert_schema_valid(path: Path) -> None:
 
     with open(path, "rb") as handle:
         head = handle.read(2)
-    text = gzip.open(path).read(4096) if head == b"\x1f\x8b" else path.read_bytes()[:4096]
+    if head == b"\x1f\x8b":
+        with gzip.open(path) as inflated:
+            text = inflated.read(4096)
+    else:
+        text = path.read_bytes()[:4096]
     if b"<sitemapindex" in text:
         schema = SITEINDEX_XSD
     elif b"xmlns:" in text.split(b">", 2)[1] if b"?>" in text else False:

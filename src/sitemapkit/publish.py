@@ -55,8 +55,9 @@ class Staging:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise PublishError(f"cannot create the output folder: {exc}",
-                               source=str(out_dir)) from exc
+            raise PublishError(
+                f"cannot create the output folder: {exc}", source=str(out_dir)
+            ) from exc
         if not out_dir.is_dir():
             raise PublishError("not a folder", source=str(out_dir))
         self._prefix = f".{out_dir.name}.{name}.sitemapkit-"
@@ -75,8 +76,9 @@ class Staging:
                 "another sitemapkit run is writing this folder", source=str(self.out_dir)
             ) from exc
         except OSError as exc:
-            raise PublishError(f"cannot lock the output folder: {exc}",
-                               source=str(self.out_dir)) from exc
+            raise PublishError(
+                f"cannot lock the output folder: {exc}", source=str(self.out_dir)
+            ) from exc
 
     def _remove_leftovers(self) -> None:
         """Staging folders of runs that were killed (we hold the lock, so none is active)."""

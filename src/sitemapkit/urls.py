@@ -118,8 +118,9 @@ def _encode_host(host: str) -> str:
     try:
         return idna.encode(host, uts46=True, transitional=False).decode("ascii")
     except idna.IDNAError as exc:
-        raise InvalidURLError(f"host name cannot be IDNA-encoded: {host!r} ({exc})",
-                              reason="host") from exc
+        raise InvalidURLError(
+            f"host name cannot be IDNA-encoded: {host!r} ({exc})", reason="host"
+        ) from exc
 
 
 def _split(url: str) -> tuple[str, str, str, str, str]:
@@ -171,8 +172,9 @@ def iri_to_uri(iri: str) -> str:
     result = scheme + ":"
     if authority or iri[len(scheme) + 1 :].startswith("//"):
         userinfo, at, hostport = authority.rpartition("@")
-        host, colon, port = hostport.rpartition(":") if not hostport.endswith("]") else (
-            hostport, "", "")
+        host, colon, port = (
+            hostport.rpartition(":") if not hostport.endswith("]") else (hostport, "", "")
+        )
         if not colon or not port.isdigit():
             host, colon, port = hostport, "", ""
         if host and not host.isascii():
@@ -296,7 +298,12 @@ class URLNormalizer:
             return False
         if ("\n" + joined).count("\n" + self.scope) != count:
             return False
-        if "?\n" in joined or joined.endswith("?") or "/." in joined or ("%" in joined and _BAD_PERCENT.search(joined)):
+        if (
+            "?\n" in joined
+            or joined.endswith("?")
+            or "/." in joined
+            or ("%" in joined and _BAD_PERCENT.search(joined))
+        ):
             return False
         if self.keep_session_ids:
             return True

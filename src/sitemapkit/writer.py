@@ -242,8 +242,9 @@ class SitemapWriter:
             pass
         except TypeError as exc:
             raise InvalidValueError(f"lastmod must be a date, datetime or str: {value!r}") from exc
-        parsed = value if not isinstance(value, str) else parse_lastmod(
-            value, assume_tz=self.assume_tz)
+        parsed = (
+            value if not isinstance(value, str) else parse_lastmod(value, assume_tz=self.assume_tz)
+        )
         try:
             text = format_lastmod(parsed, assume_tz=self.assume_tz)
         except TypeError as exc:
@@ -308,8 +309,10 @@ class SitemapWriter:
                     text = ""  # rendered below, once the file (and its namespaces) is known
             size = len(text)
             file = self._file
-            if file is None or file.urls >= self.max_urls or (
-                text and file.size + size > self.max_bytes
+            if (
+                file is None
+                or file.urls >= self.max_urls
+                or (text and file.size + size > self.max_bytes)
             ):
                 file = self._next_file(metas[position:])
             if not text:
@@ -387,8 +390,9 @@ class SitemapWriter:
             )
         # The first file might stay the only one, the plain entry point: compress it later.
         compress = self.gzip and number > 1
-        sink = FileSink(self._staging.path / f"part-{number:05d}", gzip=compress,
-                        level=self._compress_level)
+        sink = FileSink(
+            self._staging.path / f"part-{number:05d}", gzip=compress, level=self._compress_level
+        )
         if self.format == "txt":
             self._file = _OpenFile(number, sink, "", frozenset())
             return self._file
@@ -468,8 +472,9 @@ class SitemapWriter:
 
     def _compress_first(self, child: _Child) -> _Child:
         source = child.result.path
-        sink = FileSink(source.with_name(source.name + ".gz"), gzip=True,
-                        level=self._compress_level)
+        sink = FileSink(
+            source.with_name(source.name + ".gz"), gzip=True, level=self._compress_level
+        )
         with open(source, "rb") as raw:
             while block := raw.read(1 << 20):
                 sink.write(block)
@@ -524,4 +529,3 @@ class SitemapWriter:
             self.close()
         elif self._state is _State.OPEN:
             self.abort()
-

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from ..compression import GZIP_MAGIC
 from ..dates import parse_lastmod
@@ -36,10 +36,10 @@ def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}", source=name) from exc
     try:
-        buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
+        buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[type-var]
         binary: IO[bytes] = buffered
         if buffered.peek(2)[:2] == GZIP_MAGIC:
-            binary = gzip.GzipFile(fileobj=buffered, mode="rb")
+            binary = cast(IO[bytes], gzip.GzipFile(fileobj=buffered, mode="rb"))
         codec = "utf-8-sig" if encoding.lower().replace("_", "-") in {"utf-8", "utf8"} else encoding
         with io.TextIOWrapper(binary, encoding=codec, errors="replace", newline="") as text:
             yield text

@@ -76,7 +76,7 @@ def _entry(record: Mapping[str, object], fields: FieldParser) -> URLEntry:
         loc.strip(),
         lastmod=fields.lastmod(lastmod),  # type: ignore[arg-type]
         changefreq=fields.changefreq(changefreq),  # type: ignore[arg-type]
-        priority=fields.priority(priority),  # type: ignore[arg-type]
+        priority=fields.priority(priority),
     )
 
 
