@@ -280,8 +280,9 @@ def generate(
         _print_summary(writer.result, problems.count)
 
 
-def _headers(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
-             ) -> dict[str, str]:
+def _headers(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> dict[str, str]:
     headers: dict[str, str] = {}
     for value in values:
         name, colon, content = value.partition(":")
@@ -297,24 +298,62 @@ F = TypeVar("F", bound=Callable[..., Any])
 def http_options(function: F) -> F:
     """The options every command that fetches shares; they become a FetchSettings."""
     options = [
-        click.option("--user-agent", metavar="TEXT",
-                     help="User-Agent of every request [default: sitemapkit/VERSION]."),
-        click.option("--header", "headers", multiple=True, metavar="'NAME: VALUE'",
-                     callback=_headers, help="Extra header for every request. Repeatable."),
-        click.option("--timeout", type=click.FloatRange(0.1), default=30.0, show_default=True,
-                     metavar="SECONDS", help="Connect and read timeout."),
-        click.option("--deadline", type=click.FloatRange(0.1), default=120.0,
-                     show_default=True, metavar="SECONDS",
-                     help="Longest time for one file, retries included."),
-        click.option("--retries", type=click.IntRange(0), default=3, show_default=True,
-                     help="Retries of a request after a connection error, 429 or 5xx."),
-        click.option("--concurrency", type=click.IntRange(1, 64), default=4,
-                     show_default=True, help="Files fetched at the same time."),
-        click.option("--per-host", type=click.IntRange(1, 64), default=4, show_default=True,
-                     help="Requests at the same time to one host."),
-        click.option("--allow-private", is_flag=True,
-                     help="Follow URLs found in remote content to loopback, private or "
-                     "link-local addresses."),
+        click.option(
+            "--user-agent",
+            metavar="TEXT",
+            help="User-Agent of every request [default: sitemapkit/VERSION].",
+        ),
+        click.option(
+            "--header",
+            "headers",
+            multiple=True,
+            metavar="'NAME: VALUE'",
+            callback=_headers,
+            help="Extra header for every request. Repeatable.",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(0.1),
+            default=30.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Connect and read timeout.",
+        ),
+        click.option(
+            "--deadline",
+            type=click.FloatRange(0.1),
+            default=120.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Longest time for one file, retries included.",
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(0),
+            default=3,
+            show_default=True,
+            help="Retries of a request after a connection error, 429 or 5xx.",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(1, 64),
+            default=4,
+            show_default=True,
+            help="Files fetched at the same time.",
+        ),
+        click.option(
+            "--per-host",
+            type=click.IntRange(1, 64),
+            default=4,
+            show_default=True,
+            help="Requests at the same time to one host.",
+        ),
+        click.option(
+            "--allow-private",
+            is_flag=True,
+            help="Follow URLs found in remote content to loopback, private or "
+            "link-local addresses.",
+        ),
     ]
     for option in reversed(options):
         function = option(function)
@@ -323,10 +362,14 @@ def http_options(function: F) -> F:
 
 def _settings(options: Mapping[str, Any]) -> FetchSettings:
     return FetchSettings(
-        user_agent=options["user_agent"], headers=options["headers"],
-        connect_timeout=options["timeout"], read_timeout=options["timeout"],
-        deadline=options["deadline"], retries=options["retries"],
-        concurrency=options["concurrency"], per_host=options["per_host"],
+        user_agent=options["user_agent"],
+        headers=options["headers"],
+        connect_timeout=options["timeout"],
+        read_timeout=options["timeout"],
+        deadline=options["deadline"],
+        retries=options["retries"],
+        concurrency=options["concurrency"],
+        per_host=options["per_host"],
         allow_private=options["allow_private"],
         max_bytes=options.get("max_bytes") or DEFAULT_MAX_BYTES,
     )
@@ -335,8 +378,11 @@ def _settings(options: Mapping[str, Any]) -> FetchSettings:
 def _plain(value: object) -> object:
     """An extension record as JSON: fields that are set, tuples as lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {key: _plain(item) for key, item in dataclasses.asdict(value).items()
-                if item is not None and item != () and item != []}
+        return {
+            key: _plain(item)
+            for key, item in dataclasses.asdict(value).items()
+            if item is not None and item != () and item != []
+        }
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     return value
@@ -351,8 +397,11 @@ def _lastmod(value: object) -> str | None:
 def entry_to_json(entry: URLEntry) -> dict[str, object]:
     """The JSONL record of ``sitemapkit ls``."""
     record: dict[str, object] = {
-        "loc": entry.loc, "lastmod": _lastmod(entry.lastmod), "changefreq": entry.changefreq,
-        "priority": entry.priority, "sitemap": entry.sitemap,
+        "loc": entry.loc,
+        "lastmod": _lastmod(entry.lastmod),
+        "changefreq": entry.changefreq,
+        "priority": entry.priority,
+        "sitemap": entry.sitemap,
     }
     if entry.images:
         record["images"] = _plain(entry.images)
@@ -381,13 +430,20 @@ class _Output:
             self.stream.write("\n".join([entry.loc for entry in batch]) + "\n")
         elif self.format == "jsonl":
             dumps = json.dumps
-            self.stream.write("".join(
-                [dumps(entry_to_json(entry), ensure_ascii=False) + "\n" for entry in batch]))
+            self.stream.write(
+                "".join([dumps(entry_to_json(entry), ensure_ascii=False) + "\n" for entry in batch])
+            )
         else:
             self.csv.writerows(
-                [entry.loc, _lastmod(entry.lastmod) or "", entry.changefreq or "",
-                 "" if entry.priority is None else entry.priority, entry.sitemap or ""]
-                for entry in batch)
+                [
+                    entry.loc,
+                    _lastmod(entry.lastmod) or "",
+                    entry.changefreq or "",
+                    "" if entry.priority is None else entry.priority,
+                    entry.sitemap or "",
+                ]
+                for entry in batch
+            )
 
 
 def _progress(batches: Iterable[list[URLEntry]], stats: ReadStats) -> Iterator[list[URLEntry]]:
@@ -402,8 +458,12 @@ def _progress(batches: Iterable[list[URLEntry]], stats: ReadStats) -> Iterator[l
         task = progress.add_task("reading", total=None)
         for batch in batches:
             yield batch
-            progress.update(task, description=(
-                f"sitemaps: {stats.files:,}  URLs: {stats.urls:,}  errors: {stats.problems:,}"))
+            progress.update(
+                task,
+                description=(
+                    f"sitemaps: {stats.files:,}  URLs: {stats.urls:,}  errors: {stats.problems:,}"
+                ),
+            )
 
 
 def _print_problem(problem: Problem) -> None:
@@ -412,23 +472,63 @@ def _print_problem(problem: Problem) -> None:
 
 @cli.command(name="ls", context_settings=CONTEXT_SETTINGS)
 @click.argument("source")
-@click.option("--format", "output_format", type=click.Choice(["text", "jsonl", "csv"]),
-              default="text", show_default=True, help="One URL a line, JSON lines, or CSV.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl", "csv"]),
+    default="text",
+    show_default=True,
+    help="One URL a line, JSON lines, or CSV.",
+)
 @click.option("--stop-on-error", is_flag=True, help="Stop at the first problem.")
-@click.option("--max-depth", type=click.IntRange(0), default=10, show_default=True,
-              help="Deepest nesting of indexes followed.")
-@click.option("--max-files", type=click.IntRange(1), default=10_000, show_default=True,
-              help="Most files read in one run.")
-@click.option("--max-bytes", type=click.IntRange(1), default=DEFAULT_MAX_BYTES,
-              show_default=True, help="Largest file after decompression.")
-@click.option("--max-entries", type=click.IntRange(1), default=500_000, show_default=True,
-              help="Most entries read from one file.")
-@click.option("--max-time", type=click.FloatRange(0.1), default=3600.0, show_default=True,
-              metavar="SECONDS", help="Longest run.")
+@click.option(
+    "--max-depth",
+    type=click.IntRange(0),
+    default=10,
+    show_default=True,
+    help="Deepest nesting of indexes followed.",
+)
+@click.option(
+    "--max-files",
+    type=click.IntRange(1),
+    default=10_000,
+    show_default=True,
+    help="Most files read in one run.",
+)
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(1),
+    default=DEFAULT_MAX_BYTES,
+    show_default=True,
+    help="Largest file after decompression.",
+)
+@click.option(
+    "--max-entries",
+    type=click.IntRange(1),
+    default=500_000,
+    show_default=True,
+    help="Most entries read from one file.",
+)
+@click.option(
+    "--max-time",
+    type=click.FloatRange(0.1),
+    default=3600.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Longest run.",
+)
 @http_options
-def ls_command(source: str, output_format: str, stop_on_error: bool, max_depth: int,
-               max_files: int, max_bytes: int, max_entries: int, max_time: float,
-               **http: Any) -> None:
+def ls_command(
+    source: str,
+    output_format: str,
+    stop_on_error: bool,
+    max_depth: int,
+    max_files: int,
+    max_bytes: int,
+    max_entries: int,
+    max_time: float,
+    **http: Any,
+) -> None:
     """Print every URL entry of SOURCE, following indexes.
 
     SOURCE is a sitemap file (gzip or not), '-' for standard input, a sitemap URL, or a site
@@ -439,12 +539,18 @@ def ls_command(source: str, output_format: str, stop_on_error: bool, max_depth: 
     sitemapkit ls https://example.com/sitemap_index.xml
     sitemapkit ls https://example.com/ --format jsonl
     """
-    limits = ReadLimits(max_bytes=max_bytes, max_entries=max_entries, max_files=max_files,
-                        max_depth=max_depth, max_seconds=max_time)
+    limits = ReadLimits(
+        max_bytes=max_bytes,
+        max_entries=max_entries,
+        max_files=max_files,
+        max_depth=max_depth,
+        max_seconds=max_time,
+    )
     settings = _settings({**http, "max_bytes": max_bytes})
     output = _Output(output_format)
-    with Reader(limits=limits, settings=settings, on_problem=_print_problem,
-                stop_on_error=stop_on_error) as reader:
+    with Reader(
+        limits=limits, settings=settings, on_problem=_print_problem, stop_on_error=stop_on_error
+    ) as reader:
         stats = reader.stats
         try:
             for batch in _progress(reader.read_batches(source), stats):
@@ -459,9 +565,14 @@ def ls_command(source: str, output_format: str, stop_on_error: bool, max_depth: 
 
 @cli.command(name="discover", context_settings=CONTEXT_SETTINGS)
 @click.argument("site")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]),
-              default="text", show_default=True,
-              help="One URL a line, or JSON saying how each was found.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="One URL a line, or JSON saying how each was found.",
+)
 @http_options
 def discover_command(site: str, output_format: str, **http: Any) -> None:
     """Find the sitemaps of SITE: robots.txt, then well-known paths, then the home page.

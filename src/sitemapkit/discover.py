@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 from .errors import FetchError, SitemapError
 
 if TYPE_CHECKING:
-    from .fetch import FetchSettings, Fetcher
+    from .fetch import Fetcher, FetchSettings
 
 __all__ = [
     "WELL_KNOWN_PATHS",
@@ -50,10 +50,25 @@ FoundBy = Literal["robots.txt", "well-known path", "home page"]
 
 # Names (lower case, without spaces, '-' and '_') that crawlers accept for the directive.
 _SITEMAP_NAMES: Final = frozenset(
-    {"sitemap", "sitemaps", "sitemapurl", "sitemapsurl", "sitemapindex", "sitmap", "sitemp",
-     "sitemape", "siteamp", "sietmap", "stemap", "xmlsitemap", "sitemapxml"}
+    {
+        "sitemap",
+        "sitemaps",
+        "sitemapurl",
+        "sitemapsurl",
+        "sitemapindex",
+        "sitmap",
+        "sitemp",
+        "sitemape",
+        "siteamp",
+        "sietmap",
+        "stemap",
+        "xmlsitemap",
+        "sitemapxml",
+    }
 )
-_DIRECTIVE = re.compile(r"^[ \t]*([A-Za-z][A-Za-z _\-]{0,30}?)[ \t]*(?::|=|[ \t](?=[ \t]*\S))[ \t]*(.*)$")
+_DIRECTIVE = re.compile(
+    r"^[ \t]*([A-Za-z][A-Za-z _\-]{0,30}?)[ \t]*(?::|=|[ \t](?=[ \t]*\S))[ \t]*(.*)$"
+)
 _ROBOTS_LIMIT: Final = 512 * 1024
 _HOME_LIMIT: Final = 1 << 20
 
@@ -175,8 +190,9 @@ def find_sitemaps(
         with ThreadPoolExecutor(workers, thread_name_prefix="sitemapkit-discover") as pool:
             robots = pool.submit(get, root + "robots.txt")
             home = pool.submit(get, root)
-            probes = [(path, pool.submit(get, root + path.lstrip("/")))
-                      for path in WELL_KNOWN_PATHS]
+            probes = [
+                (path, pool.submit(get, root + path.lstrip("/"))) for path in WELL_KNOWN_PATHS
+            ]
             results: list[DiscoveredSitemap] = []
             seen: set[str] = set()
 

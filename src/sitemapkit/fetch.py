@@ -56,8 +56,7 @@ EXCEPTION_MESSAGES: Final[Mapping[str, tuple[str, bool]]] = {
     "ReadError": ("connection lost while reading", True),
     "WriteError": ("connection lost while sending", True),
     "CloseError": ("connection failed while closing", True),
-    "RemoteProtocolError": ("server broke the HTTP protocol or closed the connection early",
-                            True),
+    "RemoteProtocolError": ("server broke the HTTP protocol or closed the connection early", True),
     "NetworkError": ("network error", True),
     "ReadTimeout": ("timed out waiting for data", False),
     "WriteTimeout": ("timed out sending the request", False),
@@ -83,8 +82,13 @@ EXCEPTION_MESSAGES: Final[Mapping[str, tuple[str, bool]]] = {
 }
 
 _METADATA_HOSTS: Final = frozenset(
-    {"metadata", "metadata.google.internal", "metadata.goog", "instance-data",
-     "instance-data.ec2.internal"}
+    {
+        "metadata",
+        "metadata.google.internal",
+        "metadata.goog",
+        "instance-data",
+        "instance-data.ec2.internal",
+    }
 )
 _METADATA_ADDRESSES: Final = frozenset(
     {ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")}
@@ -116,8 +120,13 @@ def is_private_address(address: str) -> bool:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return bool(
-        ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_unspecified
-        or ip.is_multicast or ip.is_reserved or ip in _METADATA_ADDRESSES
+        ip.is_private
+        or ip.is_loopback
+        or ip.is_link_local
+        or ip.is_unspecified
+        or ip.is_multicast
+        or ip.is_reserved
+        or ip in _METADATA_ADDRESSES
         or (isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED_NET)
     )
 
@@ -235,8 +244,9 @@ def _inflate_deflate(chunks: Iterator[bytes], limit: int, source: str) -> Iterat
                 raise ParseError(f"broken deflate data: {exc}", source=source) from exc
             produced += len(out)
             if produced > limit:
-                raise FetchError(f"decompressed size exceeds the limit of {limit:,} bytes",
-                                 url=source)
+                raise FetchError(
+                    f"decompressed size exceeds the limit of {limit:,} bytes", url=source
+                )
             yield out
             data = inflater.unconsumed_tail
             if inflater.eof:
@@ -258,15 +268,19 @@ class Fetcher:
         self.settings = settings or FetchSettings()
         self.allow_private = self.settings.allow_private
         s = self.settings
-        headers = {"User-Agent": s.user_agent or _default_user_agent(),
-                   "Accept-Encoding": "gzip, deflate"}
+        headers = {
+            "User-Agent": s.user_agent or _default_user_agent(),
+            "Accept-Encoding": "gzip, deflate",
+        }
         headers.update(s.headers)
         self._client = httpx.Client(
             headers=headers,
             timeout=httpx.Timeout(s.read_timeout, connect=s.connect_timeout),
             follow_redirects=False,
-            limits=httpx.Limits(max_connections=max(s.concurrency, s.per_host) * 2,
-                                max_keepalive_connections=max(s.concurrency, s.per_host)),
+            limits=httpx.Limits(
+                max_connections=max(s.concurrency, s.per_host) * 2,
+                max_keepalive_connections=max(s.concurrency, s.per_host),
+            ),
             transport=transport,
             trust_env=transport is None,
         )
@@ -312,7 +326,9 @@ class Fetcher:
         if is_private_host(host):
             raise FetchError(
                 f"refused: {host} is a loopback, private, link-local or metadata address "
-                "(found in remote content; use --allow-private to fetch it)", url=url)
+                "(found in remote content; use --allow-private to fetch it)",
+                url=url,
+            )
 
     def fetch(self, url: str, *, user_given: bool = False) -> Fetched:
         """GET ``url``, following redirects, retrying what is worth retrying.
@@ -347,13 +363,16 @@ class Fetcher:
                 remaining = deadline - time.monotonic()
                 if attempt >= s.retries or not self._take_retry():
                     raise retry.error from None
-                delay = min(s.max_backoff, s.backoff * (2 ** attempt))
+                delay = min(s.max_backoff, s.backoff * (2**attempt))
                 delay = delay / 2 + random.uniform(0, delay / 2)  # noqa: S311 - jitter only
                 if retry.wait is not None:
                     if retry.wait > min(s.max_backoff, remaining):
                         raise FetchError(
                             f"{retry.error.message}; Retry-After {retry.wait:.0f} s is past the "
-                            "deadline", url=url, status=retry.error.status) from None
+                            "deadline",
+                            url=url,
+                            status=retry.error.status,
+                        ) from None
                     delay = max(delay, retry.wait)
                 if delay >= remaining:
                     raise retry.error from None
@@ -383,10 +402,9 @@ class Fetcher:
     def _handle(self, response: httpx.Response, url: str, deadline: float) -> Fetched | str:
         status = response.status_code
         if status in {301, 302, 303, 307, 308}:
-            location = response.headers.get("location")
+            location: str | None = response.headers.get("location")
             if not location:
-                raise FetchError(f"HTTP {status} without a Location header", url=url,
-                                 status=status)
+                raise FetchError(f"HTTP {status} without a Location header", url=url, status=status)
             return location
         if status == 429 or 500 <= status <= 599:
             wait = _retry_after(response.headers.get("retry-after"))
@@ -419,8 +437,8 @@ class Fetcher:
                     raise FetchError(f"response exceeds the limit of {limit:,} bytes", url=url)
                 if time.monotonic() > deadline:
                     raise FetchError(
-                        f"deadline of {self.settings.deadline:g} s passed while reading",
-                        url=url)
+                        f"deadline of {self.settings.deadline:g} s passed while reading", url=url
+                    )
                 yield chunk
 
         encodings = [

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
@@ -115,7 +115,7 @@ class ReadStats:
 # Preparing a document: gzip, encoding, prolog checks, format
 
 
-_SAFE_PARSER_OPTIONS: Final = {
+_SAFE_PARSER_OPTIONS: Final[dict[str, Any]] = {
     "resolve_entities": False,
     "no_network": True,
     "load_dtd": False,
@@ -178,15 +178,20 @@ def _line_at(data: bytes, offset: int) -> int:
 
 def _to_utf8(data: bytes, source: str) -> bytes:
     """Re-encode a document declared (or marked) in another encoding as UTF-8."""
-    for bom, codec in ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
-                       (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be")):
+    for bom, codec in (
+        (b"\xff\xfe\x00\x00", "utf-32-le"),
+        (b"\x00\x00\xfe\xff", "utf-32-be"),
+        (b"\xff\xfe", "utf-16-le"),
+        (b"\xfe\xff", "utf-16-be"),
+    ):
         if data.startswith(bom):
-            return _recode(data[len(bom):], codec, source)
+            return _recode(data[len(bom) :], codec, source)
     if data[:4] in {b"<\x00?\x00", b"<\x00\x00\x00"}:
         return _recode(data, "utf-16-le" if data[2:3] == b"?" else "utf-32-le", source)
     if data[:4] in {b"\x00<\x00?", b"\x00\x00\x00<"}:
-        return _recode(data, "utf-16-be" if data[:1] == b"\x00" and data[1:2] == b"<"
-                       else "utf-32-be", source)
+        return _recode(
+            data, "utf-16-be" if data[:1] == b"\x00" and data[1:2] == b"<" else "utf-32-be", source
+        )
     declaration = _DECLARATION.match(data)
     if declaration is None:
         return data
@@ -203,13 +208,14 @@ def _recode(data: bytes, codec: str, source: str) -> bytes:
         raise ParseError(f"unknown character encoding {codec!r}", source=source) from exc
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ParseError(f"bytes that are not {codec}: {exc.reason}", source=source,
-                         line=line) from exc
+        raise ParseError(
+            f"bytes that are not {codec}: {exc.reason}", source=source, line=line
+        ) from exc
     utf8 = text.encode("utf-8", "surrogatepass")
     declaration = _DECLARATION.match(utf8)
     if declaration is not None:
         fixed = _ENCODING.sub(b'encoding="UTF-8"', declaration.group())
-        utf8 = fixed + utf8[declaration.end():]
+        utf8 = fixed + utf8[declaration.end() :]
     return utf8
 
 
@@ -230,28 +236,35 @@ def _skip_prolog(data: bytes, source: str) -> tuple[int, bool]:
         if data.startswith(b"<!--", position):
             end = data.find(b"-->", position + 4)
             if end < 0:
-                raise ParseError("file ends inside a comment", source=source,
-                                 line=_line_at(data, position))
+                raise ParseError(
+                    "file ends inside a comment", source=source, line=_line_at(data, position)
+                )
             position = end + 3
         elif data.startswith(b"<?", position):
             end = data.find(b"?>", position + 2)
             if end < 0:
-                raise ParseError("file ends inside a processing instruction", source=source,
-                                 line=_line_at(data, position))
+                raise ParseError(
+                    "file ends inside a processing instruction",
+                    source=source,
+                    line=_line_at(data, position),
+                )
             position = end + 2
-        elif data[position:position + 9].upper() == b"<!DOCTYPE":
+        elif data[position : position + 9].upper() == b"<!DOCTYPE":
             doctype = True
             end = _doctype_end(data, position)
             text = data[position:end]
             if b"<!ENTITY" in text.upper():
                 raise UnsafeContentError(
-                    "DOCTYPE declares entities (refused as unsafe)", source=source,
-                    line=_line_at(data, position))
+                    "DOCTYPE declares entities (refused as unsafe)",
+                    source=source,
+                    line=_line_at(data, position),
+                )
             if text[9:].strip().lower().startswith(b"html"):
                 raise ParseError("not a sitemap (HTML page)", source=source)
             if end < 0 or end >= size:
-                raise ParseError("file ends inside a DOCTYPE", source=source,
-                                 line=_line_at(data, position))
+                raise ParseError(
+                    "file ends inside a DOCTYPE", source=source, line=_line_at(data, position)
+                )
             position = end
         else:
             return position, doctype
@@ -277,8 +290,9 @@ def _prepare(data: bytes, source: str, base_url: str | None, limits: ReadLimits)
     if is_gzip(data):
         data, trailing = _inflate(data, source, limits.max_bytes)
     if len(data) > limits.max_bytes:
-        raise UnsafeContentError(f"file exceeds the limit of {limits.max_bytes:,} bytes",
-                                 source=source)
+        raise UnsafeContentError(
+            f"file exceeds the limit of {limits.max_bytes:,} bytes", source=source
+        )
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     data = _to_utf8(data, source)
@@ -296,10 +310,11 @@ def _prepare(data: bytes, source: str, base_url: str | None, limits: ReadLimits)
     tag = _START_TAG.match(data, position)
     if tag is None:
         name = _NAME.match(data, position + 1)
-        if name is not None and name.group().lower() in _HTML_ROOTS:
+        if name is not None and name.group().decode("ascii").lower() in _HTML_ROOTS:
             raise ParseError("not a sitemap (HTML page)", source=source)
-        raise ParseError("not a sitemap (no root element)", source=source,
-                         line=_line_at(data, position))
+        raise ParseError(
+            "not a sitemap (no root element)", source=source, line=_line_at(data, position)
+        )
     qname = tag.group(1).decode("utf-8", "replace")
     prefix, _, local = qname.rpartition(":")
     if local.lower() in _HTML_ROOTS:
@@ -307,8 +322,9 @@ def _prepare(data: bytes, source: str, base_url: str | None, limits: ReadLimits)
     kinds = {"urlset": "urlset", "sitemapindex": "sitemapindex", "rss": "rss", "feed": "atom"}
     kind = kinds.get(local)
     if kind is None:
-        raise ParseError(f"not a sitemap (root element <{qname}>)", source=source,
-                         line=_line_at(data, position))
+        raise ParseError(
+            f"not a sitemap (root element <{qname}>)", source=source, line=_line_at(data, position)
+        )
     document = _Document(source, kind, data, base_url, trailing_error=trailing)
     if kind in {"urlset", "sitemapindex"} and not prefix and not doctype:
         document.fast = _fast_path_possible(data, tag.end()) and _well_formed(data)
@@ -326,7 +342,7 @@ def _fast_path_possible(data: bytes, body_start: int) -> bool:
 
 
 def _well_formed(data: bytes) -> bool:
-    parser = etree.XMLParser(target=_Sink(), **_SAFE_PARSER_OPTIONS)  # type: ignore[call-overload]
+    parser = etree.XMLParser(target=cast(Any, _Sink()), **_SAFE_PARSER_OPTIONS)
     try:
         etree.fromstring(data, parser)
     except etree.XMLSyntaxError:
@@ -347,7 +363,10 @@ def _field(name: str) -> str:
 
 _URL_RE: Final = re.compile(
     f"<url>{_WS}<loc>{_WS}{_VALUE}{_WS}</loc>{_WS}"
-    + _field("lastmod") + _field("changefreq") + _field("priority") + "</url>"
+    + _field("lastmod")
+    + _field("changefreq")
+    + _field("priority")
+    + "</url>"
 )
 _SITEMAP_RE: Final = re.compile(
     f"<sitemap>{_WS}<loc>{_WS}{_VALUE}{_WS}</loc>{_WS}" + _field("lastmod") + "</sitemap>"
@@ -391,7 +410,8 @@ class _Extractor:
         if self.count > self.limits.max_entries:
             raise UnsafeContentError(
                 f"more than {self.limits.max_entries:,} entries; the rest of the file is not read",
-                source=self.source)
+                source=self.source,
+            )
         return batch
 
     def batches(self) -> Iterator[list[Entry]]:
@@ -416,8 +436,9 @@ class _Extractor:
     def _fast(self) -> Iterator[list[Entry]]:
         text = self.doc.data.decode("utf-8")
         is_index = self.doc.kind == "sitemapindex"
-        pattern, tag, parent = ((_SITEMAP_RE, "<sitemap", "<sitemapindex") if is_index
-                                else (_URL_RE, "<url", "<urlset"))
+        pattern, tag, parent = (
+            (_SITEMAP_RE, "<sitemap", "<sitemapindex") if is_index else (_URL_RE, "<url", "<urlset")
+        )
         close = "</sitemap>" if is_index else "</url>"
         start = 0
         size = len(text)
@@ -444,16 +465,27 @@ class _Extractor:
         if any(not match[0] for match in matches):
             raise _Fallback  # the general parser reports each one with its line
         return [
-            URLEntry(loc, lastmod or None, changefreq or None, priorities[priority],
-                     (), (), None, (), source)
+            URLEntry(
+                loc,
+                lastmod or None,
+                changefreq or None,
+                priorities[priority],
+                (),
+                (),
+                None,
+                (),
+                source,
+            )
             for loc, lastmod, changefreq, priority in matches
         ]
 
     def _sitemaps(self, matches: list[tuple[str, str]]) -> list[Entry]:
         if any(not loc for loc, _ in matches):
             raise _Fallback
-        return [SitemapRef(_unescape(loc), _unescape(lastmod) or None, self.source)
-                for loc, lastmod in matches]
+        return [
+            SitemapRef(_unescape(loc), _unescape(lastmod) or None, self.source)
+            for loc, lastmod in matches
+        ]
 
     def _priority(self, value: str, line: int | None = None) -> float | None:
         if _DECIMAL.fullmatch(value):
@@ -471,12 +503,13 @@ class _Extractor:
             "rss": self._rss_item,
             "atom": self._atom_entry,
         }
-        record_name = {"urlset": "url", "sitemapindex": "sitemap", "rss": "item",
-                       "atom": "entry"}[kind]
+        record_name = {"urlset": "url", "sitemapindex": "sitemap", "rss": "item", "atom": "entry"}[
+            kind
+        ]
         build = builders[kind]
-        parser = etree.XMLPullParser(  # type: ignore[call-arg]
-            events=("start", "end"), remove_comments=True, remove_pis=True,
-            **_SAFE_PARSER_OPTIONS)
+        parser = etree.XMLPullParser(
+            events=("start", "end"), remove_comments=True, remove_pis=True, **_SAFE_PARSER_OPTIONS
+        )
         data = self.doc.data
         inside = 0  # depth inside the current record; 0 when outside one
         root_ns: str | None = None
@@ -485,11 +518,15 @@ class _Extractor:
 
         def drain() -> Iterator[list[Entry]]:
             nonlocal inside, root_ns, batch, seen
-            for event, element in parser.read_events():
+            events = cast("Iterator[tuple[str, etree._Element]]", parser.read_events())
+            for event, element in events:
                 if not isinstance(element.tag, str):
                     continue
-                ns, _, local = element.tag[1:].rpartition("}") if element.tag[:1] == "{" else (
-                    "", "", element.tag)
+                ns, _, local = (
+                    element.tag[1:].rpartition("}")
+                    if element.tag[:1] == "{"
+                    else ("", "", element.tag)
+                )
                 if event == "start":
                     if root_ns is None:
                         root_ns = ns
@@ -521,7 +558,7 @@ class _Extractor:
 
         try:
             for offset in range(0, len(data), _FEED_CHUNK):
-                parser.feed(data[offset:offset + _FEED_CHUNK])
+                parser.feed(data[offset : offset + _FEED_CHUNK])
                 yield from drain()
             parser.close()
             yield from drain()
@@ -529,10 +566,14 @@ class _Extractor:
             yield from drain()
             message = _libxml_message(exc)
             if "Excessive depth" in message:
-                raise UnsafeContentError("elements nested deeper than 256 levels (refused)",
-                                         source=self.source, line=exc.lineno) from None
-            raise ParseError(f"XML is truncated or malformed: {message}", source=self.source,
-                             line=exc.lineno) from None
+                raise UnsafeContentError(
+                    "elements nested deeper than 256 levels (refused)",
+                    source=self.source,
+                    line=exc.lineno,
+                ) from None
+            raise ParseError(
+                f"XML is truncated or malformed: {message}", source=self.source, line=exc.lineno
+            ) from None
         except etree.LxmlError as exc:
             raise ParseError(f"XML cannot be parsed: {exc}", source=self.source) from None
 
@@ -561,7 +602,7 @@ class _Extractor:
                     changefreq = _text(child) or None
                 elif local == "priority":
                     value = _text(child)
-                    priority = self._priority(value, child.sourceline) if value else None
+                    priority = self._priority(value, _line(child)) if value else None
                 continue
             family = _extension(ns)
             if family == "image" and local == "image":
@@ -577,16 +618,25 @@ class _Extractor:
                 if alternate is not None:
                     alternates.append(alternate)
         if not loc:
-            self.problem("<url> without <loc>; skipped", element.sourceline)
+            self.problem("<url> without <loc>; skipped", _line(element))
             return None
-        return URLEntry(loc, lastmod, changefreq, priority, tuple(images), tuple(videos), news,
-                        tuple(alternates), self.source)
+        return URLEntry(
+            loc,
+            lastmod,
+            changefreq,
+            priority,
+            tuple(images),
+            tuple(videos),
+            news,
+            tuple(alternates),
+            self.source,
+        )
 
     def _sitemap_element(self, element: etree._Element) -> SitemapRef | None:
         fields = _children_text(element)
         loc = fields.get("loc")
         if not loc:
-            self.problem("<sitemap> without <loc>; skipped", element.sourceline)
+            self.problem("<sitemap> without <loc>; skipped", _line(element))
             return None
         return SitemapRef(loc, fields.get("lastmod") or None, self.source)
 
@@ -594,10 +644,15 @@ class _Extractor:
         fields = _children_text(element)
         loc = fields.get("loc")
         if not loc:
-            self.problem("<image:image> without <image:loc>; skipped", element.sourceline)
+            self.problem("<image:image> without <image:loc>; skipped", _line(element))
             return None
-        return Image(loc, fields.get("caption"), fields.get("geo_location"), fields.get("title"),
-                     fields.get("license"))
+        return Image(
+            loc,
+            fields.get("caption"),
+            fields.get("geo_location"),
+            fields.get("title"),
+            fields.get("license"),
+        )
 
     def _video(self, element: etree._Element) -> Video:
         fields: dict[str, str] = {}
@@ -610,14 +665,17 @@ class _Extractor:
             local = _split_tag(child.tag)[1]
             value = _text(child)
             if local == "price":
-                prices.append(VideoPrice(value, child.get("currency", ""), child.get("type"),
-                                         child.get("resolution")))
+                prices.append(
+                    VideoPrice(
+                        value, child.get("currency", ""), child.get("type"), child.get("resolution")
+                    )
+                )
             elif local == "tag":
                 tags.append(value)
             else:
                 fields.setdefault(local, value)
-                attributes.setdefault(local, dict(child.attrib))
-        line = element.sourceline
+                attributes.setdefault(local, {str(k): str(v) for k, v in child.attrib.items()})
+        line = _line(element)
 
         def number(name: str, kind: Callable[[str], float | int]) -> float | int | None:
             value = fields.get(name)
@@ -687,7 +745,7 @@ class _Extractor:
         href = (element.get("href") or "").strip(_XML_SPACE)
         hreflang = (element.get("hreflang") or "").strip(_XML_SPACE)
         if not href or not hreflang:
-            self.problem("xhtml:link without href or hreflang; skipped", element.sourceline)
+            self.problem("xhtml:link without href or hreflang; skipped", _line(element))
             return None
         return Alternate(hreflang, href)
 
@@ -709,7 +767,7 @@ class _Extractor:
         if link is None and guid is not None and _is_absolute(guid):
             link = guid
         if not link:
-            self.problem("RSS item without a link; skipped", element.sourceline)
+            self.problem("RSS item without a link; skipped", _line(element))
             return None
         return URLEntry(self._resolve(link), published, sitemap=self.source)
 
@@ -730,7 +788,7 @@ class _Extractor:
             elif local in {"updated", "modified"} and updated is None:
                 updated = _text(child) or None
         if not href:
-            self.problem("Atom entry without a link; skipped", element.sourceline)
+            self.problem("Atom entry without a link; skipped", _line(element))
             return None
         return URLEntry(self._resolve(href), updated, sitemap=self.source)
 
@@ -762,8 +820,9 @@ class _Extractor:
         if batch:
             yield self._counted(batch)
         if not urls and bad:
-            raise ParseError(f"not a sitemap (no URL on any line; first line {first_bad!r})",
-                             source=source)
+            raise ParseError(
+                f"not a sitemap (no URL on any line; first line {first_bad!r})", source=source
+            )
         if bad > _TEXT_PROBLEMS_SHOWN and urls:
             self.problem(f"{bad - _TEXT_PROBLEMS_SHOWN:,} more lines that are not URLs skipped")
 
@@ -771,6 +830,10 @@ class _Extractor:
 def _element_ns(element: etree._Element) -> str:
     tag = element.tag
     return tag[1:].partition("}")[0] if isinstance(tag, str) and tag[:1] == "{" else ""
+
+
+def _line(element: etree._Element) -> int | None:
+    return cast("int | None", element.sourceline)
 
 
 def _split_tag(tag: str) -> tuple[str, str]:
@@ -783,7 +846,7 @@ def _split_tag(tag: str) -> tuple[str, str]:
 def _text(element: etree._Element) -> str:
     if len(element) == 0:
         return (element.text or "").strip(_XML_SPACE)
-    return "".join(element.itertext()).strip(_XML_SPACE)
+    return "".join(cast("Iterator[str]", element.itertext())).strip(_XML_SPACE)
 
 
 def _children_text(element: etree._Element) -> dict[str, str]:
@@ -820,7 +883,8 @@ def _yes_no(value: str | None) -> bool | None:
 def _is_absolute(url: str) -> bool:
     head = url[:8].lower()
     return (head.startswith("http://") and len(url) > 7) or (
-        head.startswith("https://") and len(url) > 8)
+        head.startswith("https://") and len(url) > 8
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -920,8 +984,9 @@ class Reader:
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(max(1, self.settings.concurrency),
-                                            thread_name_prefix="sitemapkit-fetch")
+            self._pool = ThreadPoolExecutor(
+                max(1, self.settings.concurrency), thread_name_prefix="sitemapkit-fetch"
+            )
         return self._pool
 
     def close(self) -> None:
@@ -986,8 +1051,10 @@ class Reader:
 
         found = find_sitemaps(site, fetcher=self.fetcher)
         if not found:
-            self._failed(FetchError("no sitemap found (robots.txt, well-known paths, home page)",
-                                    url=site), site)
+            self._failed(
+                FetchError("no sitemap found (robots.txt, well-known paths, home page)", url=site),
+                site,
+            )
             return
         refs = [SitemapRef(item.url, sitemap=site) for item in found]
         yield from self._follow(refs, site, (), 0, run)
@@ -1002,11 +1069,14 @@ class Reader:
                 with open(path, "rb") as handle:
                     data = handle.read(limit + 1)
         except OSError as exc:
-            return _Loaded(name, error=SitemapError(f"cannot read: {exc.strerror or exc}",
-                                                    source=name))
+            return _Loaded(
+                name, error=SitemapError(f"cannot read: {exc.strerror or exc}", source=name)
+            )
         if len(data) > limit:
-            return _Loaded(name, error=UnsafeContentError(
-                f"file exceeds the limit of {limit:,} bytes", source=name))
+            return _Loaded(
+                name,
+                error=UnsafeContentError(f"file exceeds the limit of {limit:,} bytes", source=name),
+            )
         return self._prepared(data, name, None)
 
     def _prepared(self, data: bytes, name: str, base: str | None) -> _Loaded:
@@ -1049,8 +1119,9 @@ class Reader:
         else:
             stats.files_ok += 1
         if refs:
-            yield from self._follow(refs, document.source, (*ancestry, document.source),
-                                    depth + 1, run)
+            yield from self._follow(
+                refs, document.source, (*ancestry, document.source), depth + 1, run
+            )
 
     def _entry_problem(self, problem: Problem) -> None:
         self._problem(problem)
@@ -1068,28 +1139,44 @@ class Reader:
         for ref in refs:
             target = urljoin(base, ref.loc) if base else ref.loc
             if not _is_absolute(target):
-                self._problem(Problem(parent, None,
-                                      f"child sitemap {ref.loc!r} is not an http(s) URL; "
-                                      "not read"))
+                self._problem(
+                    Problem(
+                        parent, None, f"child sitemap {ref.loc!r} is not an http(s) URL; not read"
+                    )
+                )
                 continue
             if target in ancestry:
-                self._problem(Problem(parent, None,
-                                      f"index loop: {target} is an ancestor of this index; "
-                                      "not read again"))
+                self._problem(
+                    Problem(
+                        parent,
+                        None,
+                        f"index loop: {target} is an ancestor of this index; not read again",
+                    )
+                )
                 continue
             if depth > self.limits.max_depth:
-                self._problem(Problem(parent, None,
-                                      f"indexes nested deeper than {self.limits.max_depth} "
-                                      f"levels; {target} not read"))
+                self._problem(
+                    Problem(
+                        parent,
+                        None,
+                        f"indexes nested deeper than {self.limits.max_depth} "
+                        f"levels; {target} not read",
+                    )
+                )
                 continue
             if target in run.visited:
                 continue
             if len(run.visited) >= self.limits.max_files:
                 if not run.stopped:
                     run.stopped = True
-                    self._problem(Problem(parent, None,
-                                          f"file limit of {self.limits.max_files:,} reached; "
-                                          "the rest is not read"))
+                    self._problem(
+                        Problem(
+                            parent,
+                            None,
+                            f"file limit of {self.limits.max_files:,} reached; "
+                            "the rest is not read",
+                        )
+                    )
                 break
             run.visited.add(target)
             targets.append(target)
@@ -1110,9 +1197,14 @@ class Reader:
             while pending:
                 if not run.stopped and time.monotonic() - run.started > self.limits.max_seconds:
                     run.stopped = True
-                    self._problem(Problem(parent, None,
-                                          f"run time limit of {self.limits.max_seconds:g} s "
-                                          "reached; the rest is not read"))
+                    self._problem(
+                        Problem(
+                            parent,
+                            None,
+                            f"run time limit of {self.limits.max_seconds:g} s "
+                            "reached; the rest is not read",
+                        )
+                    )
                 loaded = pending.popleft().result()
                 submit()
                 if run.stopped and loaded.error is None and loaded.document is None:
@@ -1138,6 +1230,7 @@ def iter_urls(
     page, a refused DOCTYPE) go to ``on_problem`` and the rest is still read; with
     ``stop_on_error`` the first one is raised instead.
     """
-    with Reader(limits=limits, settings=settings, on_problem=on_problem,
-                stop_on_error=stop_on_error) as reader:
+    with Reader(
+        limits=limits, settings=settings, on_problem=on_problem, stop_on_error=stop_on_error
+    ) as reader:
         yield from reader.read(source)
