@@ -4,6 +4,7 @@ The public API is re-exported here; modules behind it may change shape.
 """
 
 from .dates import format_lastmod, parse_lastmod
+from .discover import DiscoveredSitemap, discover, find_sitemaps
 from .errors import (
     FetchError,
     InvalidURLError,
@@ -16,6 +17,7 @@ from .errors import (
     StrictError,
     UnsafeContentError,
 )
+from .fetch import Fetched, Fetcher, FetchSettings
 from .model import (
     Alternate,
     Image,
@@ -26,6 +28,7 @@ from .model import (
     Video,
     VideoPrice,
 )
+from .reader import Entry, Reader, ReadLimits, ReadStats, iter_urls, parse
 from .sources import from_directory, from_urllist
 from .urls import URLNormalizer, iri_to_uri, normalize_url
 from .writer import SitemapWriter, WriteResult
@@ -34,7 +37,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Alternate",
+    "DiscoveredSitemap",
+    "Entry",
     "FetchError",
+    "FetchSettings",
+    "Fetched",
+    "Fetcher",
     "Image",
     "InvalidURLError",
     "InvalidValueError",
@@ -43,6 +51,9 @@ __all__ = [
     "ParseError",
     "Problem",
     "PublishError",
+    "ReadLimits",
+    "ReadStats",
+    "Reader",
     "SitemapError",
     "SitemapRef",
     "SitemapWriter",
@@ -55,10 +66,14 @@ __all__ = [
     "VideoPrice",
     "WriteResult",
     "__version__",
+    "discover",
+    "find_sitemaps",
     "format_lastmod",
     "from_directory",
     "from_urllist",
     "iri_to_uri",
+    "iter_urls",
     "normalize_url",
+    "parse",
     "parse_lastmod",
 ]

@@ -121,7 +121,6 @@ _SAFE_PARSER_OPTIONS: Final[dict[str, Any]] = {
     "load_dtd": False,
     "dtd_validation": False,
     "huge_tree": False,
-    "collect_ids": False,
 }
 
 _DECLARATION = re.compile(rb"<\?xml[ \t\r\n][^>]*?\?>")
