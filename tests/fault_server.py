@@ -12,7 +12,7 @@ import struct
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -73,10 +73,8 @@ class FaultServer:
                         self.close_connection = True
                         return
                     time.sleep(route.stall)
-                    try:
+                    with suppress(OSError):
                         self.wfile.write(route.body[len(half) :])
-                    except OSError:
-                        pass
                     return
                 self.wfile.write(route.body)
 

@@ -338,6 +338,8 @@ class Fetcher:
         """
         if not user_given:
             self.check_allowed(url)
+        # A user who starts on a private address may be redirected within that network.
+        private_ok = user_given and is_private_host(urlsplit(url).hostname or "")
         deadline = time.monotonic() + self.settings.deadline
         current = url
         seen = {url}
@@ -349,7 +351,8 @@ class Fetcher:
             if target in seen:
                 raise FetchError(f"redirect loop: {current} -> {target}", url=url)
             seen.add(target)
-            self.check_allowed(target)
+            if not private_ok:
+                self.check_allowed(target)
             current = target
         raise FetchError(f"more than {self.settings.max_redirects} redirects", url=url)
 
