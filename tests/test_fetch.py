@@ -205,7 +205,7 @@ def test_private_addresses_refused_for_discovered_urls(
     server: FaultServer, fetcher: Fetcher
 ) -> None:
     url = server.add("/s.txt", BODY)
-    with pytest.raises(FetchError, match="refused: 127.0.0.1 is a loopback"):
+    with pytest.raises(FetchError, match=r"refused: 127\.0\.0\.1 is a loopback"):
         fetcher.fetch(url)
     assert server.hits("/s.txt") == 0
     assert fetcher.fetch(url, user_given=True).body == BODY
@@ -221,7 +221,7 @@ def test_redirect_to_a_private_address_is_refused() -> None:
     )
     with (
         Fetcher(FetchSettings(), transport=transport) as client,
-        pytest.raises(FetchError, match="refused: 169.254.169.254"),
+        pytest.raises(FetchError, match=r"refused: 169\.254\.169\.254"),
     ):
         client.fetch("http://93.184.216.34/sitemap.xml", user_given=True)
 
