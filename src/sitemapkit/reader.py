@@ -936,7 +936,8 @@ class _Loaded:
 class _Run:
     visited: set[str] = field(default_factory=set)
     started: float = field(default_factory=time.monotonic)
-    stopped: bool = False
+    files_full: bool = False
+    stopped: bool = False  # out of time: nothing more is fetched
 
 
 class Reader:
@@ -1166,8 +1167,8 @@ class Reader:
             if target in run.visited:
                 continue
             if len(run.visited) >= self.limits.max_files:
-                if not run.stopped:
-                    run.stopped = True
+                if not run.files_full:
+                    run.files_full = True
                     self._problem(
                         Problem(
                             parent,
