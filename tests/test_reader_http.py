@@ -31,7 +31,8 @@ def urlset(*locs: str) -> bytes:
 
 def index(*locs: str) -> bytes:
     body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex {NS}>\n{body}</sitemapindex>'.encode()
+    head = '<?xml version="1.0" encoding="UTF-8"?>\n'
+    return f"{head}<sitemapindex {NS}>\n{body}</sitemapindex>".encode()
 
 
 @pytest.fixture
