@@ -24,12 +24,14 @@ deeper than 256 levels; gzip is inflated only up to ``max_bytes``.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -387,6 +389,35 @@ def _unescape(text: str) -> str:
     return _CHAR_REF.sub(_char, text) if "&" in text else text
 
 
+_FIELDS: Final = ("loc", "lastmod", "changefreq", "priority")
+_OPEN_TAG: Final = re.compile(r"<([A-Za-z][^\s/>]*)")
+
+
+def _shape_of(piece: str, first: int) -> tuple[str, ...] | None:
+    """The children of the first ``<url>`` when they are protocol fields in protocol order."""
+    close = piece.find("</url>", first)
+    if close < 0:
+        return None
+    names = tuple(_OPEN_TAG.findall(piece, first + len("<url>"), close))
+    if not names or names[0] != "loc" or len(set(names)) != len(names):
+        return None
+    order = [_FIELDS.index(name) if name in _FIELDS else -1 for name in names]
+    return names if min(order) >= 0 and order == sorted(order) else None
+
+
+@functools.lru_cache(maxsize=16)
+def _shape_pattern(shape: tuple[str, ...]) -> re.Pattern[str]:
+    # Between tags \s is faster than [ \t\r\n] in sre, and other spaces there are text the
+    # general parser ignores as well. Values are [^<]*, sre's fastest loop; whitespace and
+    # entities in them are dealt with per column.
+    fields = r"\s*".join(f"<{name}>([^<]*)</{name}>" for name in shape)
+    return re.compile(rf"<url>\s*{fields}\s*</url>")
+
+
+def _none_for_empty(column: Sequence[str]) -> Sequence[str | None]:
+    return [value or None for value in column] if "" in column else column
+
+
 class _Fallback(Exception):
     """Internal: the fast path met something it does not read; use the general parser."""
 
@@ -445,24 +476,97 @@ class _Extractor:
             end = text.find(close, start + _SLICE)
             end = size if end < 0 else end + len(close)
             piece = text[start:end]
-            matches = pattern.findall(piece)
-            if len(matches) != piece.count(tag) - piece.count(parent):
-                raise _Fallback
-            if matches:
-                batch = self._sitemaps(matches) if is_index else self._urls(matches, piece)
+            batch = None if is_index else self._uniform(piece)
+            if batch is None:
+                matches = pattern.findall(piece)
+                if len(matches) != piece.count(tag) - piece.count(parent):
+                    raise _Fallback
+                if matches:
+                    batch = self._sitemaps(matches) if is_index else self._urls(matches, piece)
+            if batch:
                 yield self._counted(batch)
             start = end
+
+    def _uniform(self, piece: str) -> list[Entry] | None:
+        """All entries at once, when every ``<url>`` of ``piece`` has the same children.
+
+        Generated sitemaps nearly always do: an expression made for that one shape has no
+        optional groups and runs about twice as fast as the general one.
+        """
+        first = piece.find("<url>")
+        if first < 0:
+            return None
+        shape = _shape_of(piece, first)
+        if shape is None:
+            return None
+        end = piece.rfind("</url>") + len("</url>")
+        rows = _shape_pattern(shape).findall(piece, first, end)
+        # Every match starts at its own <url>: as many matches as <url> tags means every
+        # entry has exactly this shape.
+        if len(rows) != piece.count("<url", first, end) - piece.count("<urlset", first, end):
+            return None
+        transposed: list[Sequence[str]] = (
+            [rows] if len(shape) == 1 else list(zip(*rows, strict=True))
+        )
+        columns: dict[str, Sequence[str]] = {}
+        for name, column in zip(shape, transposed, strict=True):
+            joined = "".join(column)
+            if (
+                "&" in joined
+                or " " in joined
+                or "\n" in joined
+                or "\t" in joined
+                or ("\r" in joined)
+            ):
+                column = [_unescape(value.strip(_XML_SPACE)) for value in column]
+            columns[name] = column
+        locs = columns["loc"]
+        if "" in locs:
+            raise _Fallback  # the general parser reports each one with its line
+        none: Iterable[None] = itertools.repeat(None)
+        lastmods: Iterable[str | None] = none
+        changefreqs: Iterable[str | None] = none
+        priorities: Iterable[float | None] = none
+        if "lastmod" in columns:
+            lastmods = _none_for_empty(columns["lastmod"])
+        if "changefreq" in columns:
+            changefreqs = _none_for_empty(columns["changefreq"])
+        if "priority" in columns:
+            numbers: dict[str, float | None] = {"": None}
+            for text in set(columns["priority"]):
+                if text:
+                    if not _DECIMAL.fullmatch(text):
+                        raise _Fallback
+                    numbers[text] = float(text)
+            priorities = map(numbers.__getitem__, columns["priority"])
+        empty = itertools.repeat(())
+        return list(
+            map(
+                URLEntry,
+                locs,
+                lastmods,
+                changefreqs,
+                priorities,
+                empty,
+                empty,
+                none,
+                empty,
+                itertools.repeat(self.source),
+            )
+        )
 
     def _urls(self, matches: list[tuple[str, str, str, str]], piece: str) -> list[Entry]:
         source = self.source
         priorities: dict[str, float | None] = {"": None}
         for value in {match[3] for match in matches}:
             if value:
-                priorities[value] = self._priority(value)
+                if not _DECIMAL.fullmatch(value):
+                    raise _Fallback  # the general parser reports it with its line
+                priorities[value] = float(value)
         if "&" in piece:
             matches = [(_unescape(a), _unescape(b), _unescape(c), d) for a, b, c, d in matches]
         if any(not match[0] for match in matches):
-            raise _Fallback  # the general parser reports each one with its line
+            raise _Fallback
         return [
             URLEntry(
                 loc,
