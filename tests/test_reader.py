@@ -425,3 +425,20 @@ def test_fast_and_general_paths_agree_on_generated_sitemaps(rows: list[tuple[str
     expected = [e for b in _Extractor(general, limits, lambda _p: None).batches() for e in b]
     assert got == expected
     assert len(got) == len(rows) or any(" " in path for path, _ in rows)
+
+
+def test_text_sitemap_reports_bad_lines_before_the_first_url() -> None:
+    problems: list[Problem] = []
+    data = b"# my urls\n\nhttps://a.example/1\nfoo bar\nhttps://a.example/2 extra\n"
+    entries = list(parse(data, url="list.txt", on_problem=problems.append))
+    assert entries == [URLEntry("https://a.example/1")]
+    assert [(p.line, p.message) for p in problems] == [
+        (1, "not a URL: '# my urls'; skipped"),
+        (4, "not a URL: 'foo bar'; skipped"),
+        (5, "not a URL: 'https://a.example/2 extra'; skipped"),
+    ]
+
+
+def test_text_without_any_url_is_not_a_sitemap() -> None:
+    with pytest.raises(ParseError, match="no URL on any line"):
+        list(parse(b'{"json": "instead"}\n'))

@@ -25,6 +25,7 @@ deeper than 256 levels; gzip is inflated only up to ``max_bytes``.
 from __future__ import annotations
 
 import functools
+import io
 import itertools
 import re
 import sys
@@ -898,19 +899,24 @@ class _Extractor:
     # -- text sitemaps ------------------------------------------------------------------
 
     def _text(self) -> Iterator[list[Entry]]:
-        text = self.doc.data.decode("utf-8", "replace")
         source = self.source
         batch: list[Entry] = []
         urls = 0
         bad = 0
         first_bad = ""
-        for number, raw in enumerate(text.splitlines(), start=1):
+        pending: list[tuple[int, str]] = []  # bad lines before the first URL
+        lines = io.StringIO(self.doc.data.decode("utf-8", "replace"), newline=None)
+        for number, raw in enumerate(lines, start=1):
             line = raw.strip()
             if not line:
                 continue
-            if _is_absolute(line) and not any(ch.isspace() for ch in line):
+            if _is_absolute(line) and len(line.split(None, 1)) == 1:
                 batch.append(URLEntry(line, sitemap=source))
                 urls += 1
+                if pending:
+                    for where, text in pending:
+                        self.problem(f"not a URL: {text!r}; skipped", where)
+                    pending = []
                 if len(batch) >= 4096:
                     yield self._counted(batch)
                     batch = []
@@ -918,15 +924,18 @@ class _Extractor:
             bad += 1
             if bad == 1:
                 first_bad = line[:80]
-            if bad <= _TEXT_PROBLEMS_SHOWN and urls:
-                self.problem(f"not a URL: {line[:200]!r}; skipped", number)
+            if bad <= _TEXT_PROBLEMS_SHOWN:
+                if urls:
+                    self.problem(f"not a URL: {line[:200]!r}; skipped", number)
+                else:
+                    pending.append((number, line[:200]))
         if batch:
             yield self._counted(batch)
         if not urls and bad:
             raise ParseError(
                 f"not a sitemap (no URL on any line; first line {first_bad!r})", source=source
             )
-        if bad > _TEXT_PROBLEMS_SHOWN and urls:
+        if bad > _TEXT_PROBLEMS_SHOWN:
             self.problem(f"{bad - _TEXT_PROBLEMS_SHOWN:,} more lines that are not URLs skipped")
 
 
@@ -1153,7 +1162,11 @@ class Reader:
     def _read_site(self, site: str, run: _Run) -> Iterator[list[URLEntry]]:
         from .discover import find_sitemaps
 
-        found = find_sitemaps(site, fetcher=self.fetcher)
+        try:
+            found = find_sitemaps(site, fetcher=self.fetcher)
+        except SitemapError as exc:
+            self._failed(exc, site)
+            return
         if not found:
             self._failed(
                 FetchError("no sitemap found (robots.txt, well-known paths, home page)", url=site),
