@@ -205,3 +205,20 @@ def test_discover_nothing_found(server: FaultServer, capsys: pytest.CaptureFixtu
     code, out, err = run(capsys, "discover", server.url("/"), *FAST)
     assert (code, out) == (1, "")
     assert "no sitemap found" in err
+
+
+def test_ls_progress_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rich.console import Console
+
+    import sitemapkit.cli
+
+    screen = io.StringIO()
+    monkeypatch.setattr(
+        sitemapkit.cli, "stderr", Console(file=screen, force_terminal=True, width=100)
+    )
+    code, out, _ = run(capsys, "ls", str(DATA / "urlset-09.xml"))
+    assert code == 0
+    assert len(out.splitlines()) == 3
+    assert "URLs: 3" in screen.getvalue()

@@ -396,35 +396,49 @@ def test_parse_of_sitemap_like_text_raises_only_our_errors(text: str) -> None:
         pass
 
 
-@settings(max_examples=100, deadline=2000)
-@given(
-    st.lists(
-        st.tuples(
-            st.text("abcdefgh/?=&<>'\"é ", min_size=1, max_size=12),
-            st.sampled_from(["", "2024-05-01"]),
-        ),
-        min_size=1,
-        max_size=30,
-    )
+_ROW = st.tuples(
+    st.text("abcdefgh/?=&<>'\"é \n", min_size=1, max_size=12),
+    st.sampled_from(["", "2024-05-01", " 2024-05-01\n", "<lastmod></lastmod>"]),
+    st.sampled_from(["", "0.5", "1", "high", " .25 "]),
+    st.sampled_from(["<url>", "<url >", "<url>\n  ", '<url a="1">']),
 )
-def test_fast_and_general_paths_agree_on_generated_sitemaps(rows: list[tuple[str, str]]) -> None:
+
+
+@settings(max_examples=150, deadline=2000)
+@given(st.lists(_ROW, min_size=1, max_size=30), st.booleans())
+def test_fast_and_general_paths_agree_on_generated_sitemaps(
+    rows: list[tuple[str, str, str, str]], uniform: bool
+) -> None:
     from sitemapkit.markup import escape
 
+    if uniform:
+        rows = [(path, rows[0][1], rows[0][2], "<url>") for path, *_ in rows]
     body = "".join(
-        f"<url><loc>https://a.example/{escape(path)}</loc>"
-        + (f"<lastmod>{lastmod}</lastmod>" if lastmod else "")
-        + "</url>"
-        for path, lastmod in rows
+        f"{opening}<loc>https://a.example/{escape(path)}</loc>"
+        + (
+            lastmod
+            if lastmod.startswith("<")
+            else f"<lastmod>{lastmod}</lastmod>"
+            if lastmod
+            else ""
+        )
+        + (f"<priority>{priority}</priority>" if priority else "")
+        + "</url>\n"
+        for path, lastmod, priority, opening in rows
     )
     data = f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{body}</urlset>'.encode()
     limits = ReadLimits()
     document = _prepare(data, "x", None, limits)
     general = _prepare(data, "x", None, limits)
     general.fast = False
-    got = [e for b in _Extractor(document, limits, lambda _p: None).batches() for e in b]
-    expected = [e for b in _Extractor(general, limits, lambda _p: None).batches() for e in b]
+    fast_problems: list[Problem] = []
+    general_problems: list[Problem] = []
+    got = [e for b in _Extractor(document, limits, fast_problems.append).batches() for e in b]
+    expected = [
+        e for b in _Extractor(general, limits, general_problems.append).batches() for e in b
+    ]
     assert got == expected
-    assert len(got) == len(rows) or any(" " in path for path, _ in rows)
+    assert fast_problems == general_problems
 
 
 def test_text_sitemap_reports_bad_lines_before_the_first_url() -> None:

@@ -502,9 +502,9 @@ class _Extractor:
             return None
         end = piece.rfind("</url>") + len("</url>")
         rows = _shape_pattern(shape).findall(piece, first, end)
-        # Every match starts at its own <url>: as many matches as <url> tags means every
-        # entry has exactly this shape.
-        if len(rows) != piece.count("<url", first, end) - piece.count("<urlset", first, end):
+        # Every match starts at its own <url>: as many matches as <url ...> tags in the whole
+        # slice means every entry has exactly this shape.
+        if len(rows) != piece.count("<url") - piece.count("<urlset"):
             return None
         transposed: list[Sequence[str]] = (
             [rows] if len(shape) == 1 else list(zip(*rows, strict=True))
