@@ -8,9 +8,7 @@ free, comments are stripped, relative URLs are resolved and each URL is kept onc
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Final, Literal
 from urllib.parse import urljoin, urlsplit
 
@@ -112,19 +110,24 @@ def parse_robots_sitemaps(text: str, robots_url: str) -> list[tuple[str, int]]:
     return found
 
 
-class _LinkFinder(HTMLParser):
-    """Collects ``<link rel="sitemap" href="...">`` of an HTML page."""
+def _sitemap_links(html: str) -> list[str]:
+    """The ``href`` of every ``<link rel="sitemap">`` of an HTML page."""
+    from html.parser import HTMLParser
 
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.hrefs: list[str] = []
+    hrefs: list[str] = []
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag != "link":
-            return
-        values = {name.lower(): value or "" for name, value in attrs}
-        if "sitemap" in values.get("rel", "").lower().split() and values.get("href"):
-            self.hrefs.append(values["href"].strip())
+    class LinkFinder(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag != "link":
+                return
+            values = {name.lower(): value or "" for name, value in attrs}
+            if "sitemap" in values.get("rel", "").lower().split() and values.get("href"):
+                hrefs.append(values["href"].strip())
+
+    finder = LinkFinder(convert_charrefs=True)
+    finder.feed(html)
+    finder.close()
+    return hrefs
 
 
 def _site_root(site_url: str) -> str:
@@ -161,6 +164,8 @@ def find_sitemaps(
     ``<link rel="sitemap">`` in the home page. Each URL appears once. Raises
     :class:`~sitemapkit.FetchError` when the site cannot be reached at all.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from .fetch import Fetcher
 
     root = _site_root(site_url)
@@ -215,9 +220,8 @@ def find_sitemaps(
                     add(root + path.lstrip("/"), "well-known path", f"{path} ({kind})")
             home_result = home.result()
             if home_result is not None:
-                finder = _LinkFinder()
-                finder.feed(home_result[0][:_HOME_LIMIT].decode("utf-8", "replace"))
-                for href in finder.hrefs:
+                page = home_result[0][:_HOME_LIMIT].decode("utf-8", "replace")
+                for href in _sitemap_links(page):
                     url = urljoin(home_result[1], href)
                     if urlsplit(url).scheme.lower() in {"http", "https"}:
                         add(url, "home page", '<link rel="sitemap"> in the home page')

@@ -13,10 +13,9 @@ exception.
 
 from __future__ import annotations
 
-import email.utils
 import functools
-import ipaddress
 import random
+import re
 import socket
 import threading
 import time
@@ -90,10 +89,7 @@ _METADATA_HOSTS: Final = frozenset(
         "instance-data.ec2.internal",
     }
 )
-_METADATA_ADDRESSES: Final = frozenset(
-    {ipaddress.ip_address("100.100.100.200"), ipaddress.ip_address("fd00:ec2::254")}
-)
-_SHARED_NET: Final = ipaddress.ip_network("100.64.0.0/10")
+_METADATA_ADDRESSES: Final = frozenset({"100.100.100.200", "fd00:ec2::254"})
 
 
 def map_exception(exc: BaseException) -> tuple[str, bool]:
@@ -113,6 +109,8 @@ def is_private_address(address: str) -> bool:
     >>> is_private_address("169.254.169.254"), is_private_address("93.184.216.34")
     (True, False)
     """
+    import ipaddress  # here, not at import time: ``import sitemapkit`` stays quick
+
     try:
         ip = ipaddress.ip_address(address.strip("[]").split("%", 1)[0])
     except ValueError:
@@ -126,8 +124,8 @@ def is_private_address(address: str) -> bool:
         or ip.is_unspecified
         or ip.is_multicast
         or ip.is_reserved
-        or ip in _METADATA_ADDRESSES
-        or (isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED_NET)
+        or str(ip) in _METADATA_ADDRESSES
+        or (isinstance(ip, ipaddress.IPv4Address) and ip in ipaddress.ip_network("100.64.0.0/10"))
     )
 
 
@@ -142,11 +140,7 @@ def is_private_host(host: str) -> bool:
         return False
     if name == "localhost" or name.endswith(".localhost") or name in _METADATA_HOSTS:
         return True
-    try:
-        ipaddress.ip_address(name.split("%", 1)[0])
-    except ValueError:
-        pass
-    else:
+    if ":" in name or re.fullmatch(r"[0-9.]+", name):  # an IP literal
         return is_private_address(name)
     try:
         infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
@@ -210,6 +204,8 @@ def _retry_after(value: str | None) -> float | None:
     value = value.strip()
     if value.isdigit():
         return float(value)
+    import email.utils
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

@@ -33,7 +33,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast
@@ -61,6 +60,8 @@ from .model import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from .fetch import Fetcher
 
 __all__ = [
@@ -1097,6 +1098,8 @@ class Reader:
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._pool = ThreadPoolExecutor(
                 max(1, self.settings.concurrency), thread_name_prefix="sitemapkit-fetch"
             )
