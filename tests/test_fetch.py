@@ -295,3 +295,13 @@ def test_import_sitemapkit_does_not_load_httpx() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_head_reads_only_the_start(server: FaultServer, fetcher: Fetcher) -> None:
+    big = b"x" * 500_000
+    server.add("/big.txt", big)
+    server.add("/big.gz", gzip.compress(big), headers={"Content-Encoding": "gzip"})
+    assert fetcher.fetch(server.url("/big.txt"), user_given=True, head=1000).body == big[:1000]
+    start = fetcher.fetch(server.url("/big.gz"), user_given=True, head=200).body
+    assert start
+    assert big.startswith(start)

@@ -69,6 +69,7 @@ _DIRECTIVE = re.compile(
 )
 _ROBOTS_LIMIT: Final = 512 * 1024
 _HOME_LIMIT: Final = 1 << 20
+_SNIFF_LIMIT: Final = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +176,9 @@ def find_sitemaps(
     reached: list[bool] = []
     errors: list[FetchError] = []
 
-    def get(url: str) -> tuple[bytes, str] | None:
+    def get(url: str, head: int) -> tuple[bytes, str] | None:
         try:
-            fetched = client.fetch(url, user_given=True)
+            fetched = client.fetch(url, user_given=True, head=head)
         except FetchError as exc:
             if exc.status is not None:
                 reached.append(True)
@@ -193,10 +194,11 @@ def find_sitemaps(
     try:
         workers = max(1, client.settings.per_host)
         with ThreadPoolExecutor(workers, thread_name_prefix="sitemapkit-discover") as pool:
-            robots = pool.submit(get, root + "robots.txt")
-            home = pool.submit(get, root)
+            robots = pool.submit(get, root + "robots.txt", _ROBOTS_LIMIT)
+            home = pool.submit(get, root, _HOME_LIMIT)
             probes = [
-                (path, pool.submit(get, root + path.lstrip("/"))) for path in WELL_KNOWN_PATHS
+                (path, pool.submit(get, root + path.lstrip("/"), _SNIFF_LIMIT))
+                for path in WELL_KNOWN_PATHS
             ]
             results: list[DiscoveredSitemap] = []
             seen: set[str] = set()

@@ -326,11 +326,12 @@ class Fetcher:
                 url=url,
             )
 
-    def fetch(self, url: str, *, user_given: bool = False) -> Fetched:
+    def fetch(self, url: str, *, user_given: bool = False, head: int | None = None) -> Fetched:
         """GET ``url``, following redirects, retrying what is worth retrying.
 
         ``user_given`` marks a URL the user typed: it is fetched even on a private address.
-        Redirect targets are always checked.
+        Redirect targets are always checked. ``head`` reads only the first bytes of the body
+        (enough to tell a format), decompressed as far as they go.
         """
         if not user_given:
             self.check_allowed(url)
@@ -340,7 +341,7 @@ class Fetcher:
         current = url
         seen = {url}
         for _hop in range(self.settings.max_redirects + 1):
-            result = self._get_with_retries(current, deadline)
+            result = self._get_with_retries(current, deadline, head)
             if isinstance(result, Fetched):
                 return Fetched(url, current, result.status, result.content_type, result.body)
             target = urljoin(current, result)
@@ -352,12 +353,12 @@ class Fetcher:
             current = target
         raise FetchError(f"more than {self.settings.max_redirects} redirects", url=url)
 
-    def _get_with_retries(self, url: str, deadline: float) -> Fetched | str:
+    def _get_with_retries(self, url: str, deadline: float, head: int | None) -> Fetched | str:
         s = self.settings
         attempt = 0
         while True:
             try:
-                return self._get_once(url, deadline)
+                return self._get_once(url, deadline, head)
             except _Retry as retry:
                 remaining = deadline - time.monotonic()
                 if attempt >= s.retries or not self._take_retry():
@@ -378,7 +379,7 @@ class Fetcher:
                 time.sleep(delay)
                 attempt += 1
 
-    def _get_once(self, url: str, deadline: float) -> Fetched | str:
+    def _get_once(self, url: str, deadline: float, head: int | None) -> Fetched | str:
         """One request: a Fetched, a redirect target, or an exception."""
         httpx = self._httpx
         host = urlsplit(url).netloc
@@ -388,7 +389,7 @@ class Fetcher:
             self.requests += 1
             try:
                 with self._client.stream("GET", url) as response:
-                    return self._handle(response, url, deadline)
+                    return self._handle(response, url, deadline, head)
             except httpx.HTTPError as exc:
                 message, retried = map_exception(exc)
                 error = FetchError(f"{message} ({exc})" if str(exc) else message, url=url)
@@ -398,7 +399,9 @@ class Fetcher:
             except httpx.InvalidURL as exc:
                 raise FetchError(f"invalid URL ({exc})", url=url) from exc
 
-    def _handle(self, response: httpx.Response, url: str, deadline: float) -> Fetched | str:
+    def _handle(
+        self, response: httpx.Response, url: str, deadline: float, head: int | None
+    ) -> Fetched | str:
         status = response.status_code
         if status in {301, 302, 303, 307, 308}:
             location: str | None = response.headers.get("location")
@@ -416,7 +419,7 @@ class Fetcher:
             raise FetchError(f"not found (HTTP {status})", url=url, status=status)
         if not 200 <= status <= 299:
             raise FetchError(f"HTTP {status}", url=url, status=status)
-        body = self._read_body(response, url, deadline)
+        body = self._read_body(response, url, deadline, head)
         content_type = response.headers.get("content-type", "")
         return Fetched(url, url, status, content_type, body)
 
@@ -425,13 +428,18 @@ class Fetcher:
             return chunk
         return b""
 
-    def _read_body(self, response: httpx.Response, url: str, deadline: float) -> bytes:
+    def _read_body(
+        self, response: httpx.Response, url: str, deadline: float, head: int | None
+    ) -> bytes:
         limit = self.settings.max_bytes
 
         def raw() -> Iterator[bytes]:
             received = 0
             for chunk in response.iter_raw(_CHUNK):
                 received += len(chunk)
+                if head is not None and received >= head:
+                    yield chunk[: len(chunk) - (received - head)]
+                    return
                 if received > limit:
                     raise FetchError(f"response exceeds the limit of {limit:,} bytes", url=url)
                 if time.monotonic() > deadline:
@@ -446,6 +454,7 @@ class Fetcher:
             if part.strip() and part.strip().lower() != "identity"
         ]
         chunks: Iterator[bytes] = raw()
+        pieces: list[bytes] = []
         if len(encodings) > 1:
             raise FetchError(f"unsupported Content-Encoding {', '.join(encodings)}", url=url)
         try:
@@ -455,8 +464,12 @@ class Fetcher:
                 chunks = _inflate_deflate(chunks, limit, url)
             elif encodings:
                 raise FetchError(f"unsupported Content-Encoding {encodings[0]}", url=url)
-            return b"".join(chunks)
+            for piece in chunks:
+                pieces.append(piece)
+            return b"".join(pieces)
         except UnsafeContentError:
             raise
         except ParseError as exc:
+            if head is not None and pieces:
+                return b"".join(pieces)  # a cut-off stream is expected when reading a head
             raise FetchError(f"Content-Encoding: {exc.message}", url=url) from exc
