@@ -433,6 +433,7 @@ class _Extractor:
         self.limits = limits
         self.report = report
         self.count = 0
+        self._text_copy = ""
 
     def problem(self, message: str, line: int | None = None) -> None:
         self.report(Problem(self.source, line, message))
@@ -457,6 +458,8 @@ class _Extractor:
                     done += len(batch)
                     yield batch
             except _Fallback:
+                doc.data = self._text_copy.encode("utf-8")
+                self._text_copy = ""
                 yield from self._general(skip=done)
         else:
             yield from self._general(skip=0)
@@ -467,6 +470,8 @@ class _Extractor:
 
     def _fast(self) -> Iterator[list[Entry]]:
         text = self.doc.data.decode("utf-8")
+        self.doc.data = b""  # one copy of a big file is enough; a fallback re-encodes it
+        self._text_copy = text
         is_index = self.doc.kind == "sitemapindex"
         pattern, tag, parent = (
             (_SITEMAP_RE, "<sitemap", "<sitemapindex") if is_index else (_URL_RE, "<url", "<urlset")
@@ -1047,6 +1052,14 @@ class _Loaded:
 
 
 @dataclass(slots=True)
+class _Fetched:
+    url: str
+    body: bytes | None = None
+    final_url: str | None = None
+    error: SitemapError | None = None
+
+
+@dataclass(slots=True)
 class _Run:
     visited: set[str] = field(default_factory=set)
     started: float = field(default_factory=time.monotonic)
@@ -1084,6 +1097,7 @@ class Reader:
         self._fetcher = fetcher
         self._own_fetcher = fetcher is None
         self._pool: ThreadPoolExecutor | None = None
+        self._preparer: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
     # -- resources ----------------------------------------------------------------------
@@ -1096,20 +1110,22 @@ class Reader:
             self._fetcher = Fetcher(self.settings)
         return self._fetcher
 
-    def _executor(self) -> ThreadPoolExecutor:
-        if self._pool is None:
+    def _executors(self) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
+        if self._pool is None or self._preparer is None:
             from concurrent.futures import ThreadPoolExecutor
 
             self._pool = ThreadPoolExecutor(
                 max(1, self.settings.concurrency), thread_name_prefix="sitemapkit-fetch"
             )
-        return self._pool
+            self._preparer = ThreadPoolExecutor(1, thread_name_prefix="sitemapkit-prepare")
+        return self._pool, self._preparer
 
     def close(self) -> None:
         """Stop the worker threads and close the HTTP client."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        for pool in (self._preparer, self._pool):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = self._preparer = None
         if self._fetcher is not None and self._own_fetcher:
             self._fetcher.close()
             self._fetcher = None
@@ -1206,14 +1222,26 @@ class Reader:
             return _Loaded(name, error=exc)
 
     def _load_url(self, url: str, run: _Run, *, user_given: bool = False) -> _Loaded:
-        """Fetch and prepare one file; runs in a worker thread."""
+        """Fetch and prepare one file."""
+        return self._prepare_fetched(self._fetch(url, run, user_given=user_given))
+
+    def _fetch(self, url: str, run: _Run, *, user_given: bool = False) -> _Fetched:
+        """Fetch one file; runs in a fetch worker. The body stays compressed for now."""
         if run.stopped:
-            return _Loaded(url, error=None)
+            return _Fetched(url)
         try:
             fetched = self.fetcher.fetch(url, user_given=user_given)
         except SitemapError as exc:
-            return _Loaded(url, error=exc)
-        return self._prepared(fetched.body, url, fetched.final_url)
+            return _Fetched(url, error=exc)
+        return _Fetched(url, fetched.body, fetched.final_url)
+
+    def _prepare_fetched(self, fetched: _Fetched | Future[_Fetched]) -> _Loaded:
+        """Inflate and check a fetched file; runs in the preparing thread, one file ahead."""
+        if not isinstance(fetched, _Fetched):
+            fetched = fetched.result()
+        if fetched.error is not None or fetched.body is None:
+            return _Loaded(fetched.url, error=fetched.error)
+        return self._prepared(fetched.body, fetched.url, fetched.final_url)
 
     def _emit(
         self, loaded: _Loaded, ancestry: tuple[str, ...], depth: int, run: _Run
@@ -1302,19 +1330,30 @@ class Reader:
             targets.append(target)
         if not targets:
             return
-        pool = self._executor()
-        pending: deque[Future[_Loaded]] = deque()
+        # Up to `concurrency` bodies are fetched at once and kept compressed; one thread
+        # inflates and checks the next file while this one is read. Memory holds a few
+        # compressed bodies and two inflated files, however many files are in flight.
+        pool, preparer = self._executors()
+        fetching: deque[Future[_Fetched]] = deque()
         queue = iter(targets)
 
-        def submit() -> None:
+        def fetch_next() -> None:
             target = next(queue, None)
             if target is not None:
-                pending.append(pool.submit(self._load_url, target, run))
+                fetching.append(pool.submit(self._fetch, target, run))
+
+        def prepare_next() -> Future[_Loaded] | None:
+            if not fetching:
+                return None
+            future = fetching.popleft()
+            fetch_next()
+            return preparer.submit(self._prepare_fetched, future)
 
         for _ in range(max(1, self.settings.concurrency)):
-            submit()
+            fetch_next()
+        ahead = prepare_next()
         try:
-            while pending:
+            while ahead is not None:
                 if not run.stopped and time.monotonic() - run.started > self.limits.max_seconds:
                     run.stopped = True
                     self._problem(
@@ -1325,13 +1364,15 @@ class Reader:
                             "reached; the rest is not read",
                         )
                     )
-                loaded = pending.popleft().result()
-                submit()
+                loaded = ahead.result()
+                ahead = prepare_next()
                 if run.stopped and loaded.error is None and loaded.document is None:
                     continue
                 yield from self._emit(loaded, ancestry, depth, run)
         finally:
-            for future in pending:
+            if ahead is not None:
+                ahead.cancel()
+            for future in fetching:
                 future.cancel()
 
 
