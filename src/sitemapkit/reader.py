@@ -395,6 +395,10 @@ _FIELDS: Final = ("loc", "lastmod", "changefreq", "priority")
 _OPEN_TAG: Final = re.compile(r"<([A-Za-z][^\s/>]*)")
 
 
+#: Shapes whose fields are a prefix of URLEntry's: rows map onto its arguments directly.
+_PREFIX_SHAPES: Final = frozenset({("loc",), ("loc", "lastmod"), ("loc", "lastmod", "changefreq")})
+
+
 def _shape_of(piece: str, first: int) -> tuple[str, ...] | None:
     """The children of the first ``<url>`` when they are protocol fields in protocol order."""
     close = piece.find("</url>", first)
@@ -512,6 +516,10 @@ class _Extractor:
         # slice means every entry has exactly this shape.
         if len(rows) != piece.count("<url") - piece.count("<urlset"):
             return None
+        if shape in _PREFIX_SHAPES:
+            entries = self._plain_rows(shape, rows)
+            if entries is not None:
+                return entries
         transposed: list[Sequence[str]] = (
             [rows] if len(shape) == 1 else list(zip(*rows, strict=True))
         )
@@ -561,6 +569,36 @@ class _Extractor:
                 itertools.repeat(self.source),
             )
         )
+
+    def _plain_rows(self, shape: tuple[str, ...], rows: list[Any]) -> list[Entry] | None:
+        """Entries straight from the rows when no value needs a change (the common case).
+
+        The fields are the first ones of URLEntry, in its order, so each row is a ready
+        argument list; one joined string shows at C speed whether any value is empty, holds
+        an entity or has whitespace to strip.
+        """
+        values: Iterable[str] = rows if len(shape) == 1 else itertools.chain.from_iterable(rows)
+        blob = "\x00".join(values)  # NUL cannot occur in a well-formed document
+        if (
+            "&" in blob
+            or " " in blob
+            or "\n" in blob
+            or "\t" in blob
+            or "\r" in blob
+            or "\x00\x00" in blob
+            or blob.startswith("\x00")
+            or blob.endswith("\x00")
+        ):
+            return None
+        entries: list[URLEntry] = (
+            list(map(URLEntry, rows))
+            if len(shape) == 1
+            else list(itertools.starmap(URLEntry, rows))
+        )
+        source = self.source
+        for entry in entries:
+            entry.sitemap = source
+        return entries  # type: ignore[return-value]
 
     def _urls(self, matches: list[tuple[str, str, str, str]], piece: str) -> list[Entry]:
         source = self.source
