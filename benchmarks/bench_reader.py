@@ -73,13 +73,15 @@ def write_set(folder: Path, total: int, base: str) -> tuple[str, list[Path]]:
         for i in range(start, min(total, start + PER_CHILD)):
             lines.append(
                 f"<url><loc>https://www.example.com/catalog/category-{i % 97}/product-{i}.html"
-                f"</loc><lastmod>2024-{i % 12 + 1:02d}-{i % 28 + 1:02d}</lastmod></url>\n")
+                f"</loc><lastmod>2024-{i % 12 + 1:02d}-{i % 28 + 1:02d}</lastmod></url>\n"
+            )
         lines.append("</urlset>\n")
         path.write_bytes(gzip.compress("".join(lines).encode(), 6, mtime=0))
         children.append(path)
     index = [f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}">\n']
-    index += [f"<sitemap><loc>{base}{folder.name}/{child.name}</loc></sitemap>\n"
-              for child in children]
+    index += [
+        f"<sitemap><loc>{base}{folder.name}/{child.name}</loc></sitemap>\n" for child in children
+    ]
     index.append("</sitemapindex>\n")
     (folder / "sitemap_index.xml").write_text("".join(index))
     return f"{base}{folder.name}/sitemap_index.xml", children
@@ -130,15 +132,25 @@ def main() -> None:
             "sitemapkit ls": lambda url, _files: [str(BIN / "sitemapkit"), "ls", url],
             "ultimate-sitemap-parser": lambda url, _files: [sys.executable, "-c", USP_CODE, url],
             "advertools sitemap_to_df": lambda url, _files: [
-                sys.executable, "-c", ADVERTOOLS_CODE, url],
+                sys.executable,
+                "-c",
+                ADVERTOOLS_CODE,
+                url,
+            ],
             "lxml iterparse (local files)": lambda _url, files: [
-                sys.executable, "-c", ITERPARSE_CODE, *map(str, files)],
+                sys.executable,
+                "-c",
+                ITERPARSE_CODE,
+                *map(str, files),
+            ],
         }
         if not available("advertools"):
             print("advertools is not installed: left out")
             skip.add("advertools sitemap_to_df")
-        print(f"python {platform.python_version()}, {os.cpu_count()} cores, "
-              f"load {os.getloadavg()[0]:.2f}, runs {args.runs}, medians")
+        print(
+            f"python {platform.python_version()}, {os.cpu_count()} cores, "
+            f"load {os.getloadavg()[0]:.2f}, runs {args.runs}, medians"
+        )
         for size in sizes:
             url, files = write_set(root / f"set-{size}", size, base)
             results: dict[str, list[Sample]] = {name: [] for name in tools if name not in skip}
@@ -153,16 +165,21 @@ def main() -> None:
 
 
 def report(size: int, children: int, results: dict[str, list[Sample]]) -> None:
-    medians = {name: (statistics.median(s.seconds for s in samples),
-                      statistics.median(s.rss_mib for s in samples))
-               for name, samples in results.items()}
+    medians = {
+        name: (
+            statistics.median(s.seconds for s in samples),
+            statistics.median(s.rss_mib for s in samples),
+        )
+        for name, samples in results.items()
+    }
     ours = medians.get("sitemapkit ls", (float("nan"), 0.0))[0]
     print(f"\n{size:,} URLs in {children} gzipped children + index")
     print("| tool | time (s) | URLs/s | peak RSS (MiB) | sitemapkit is N x faster |")
     print("|---|---:|---:|---:|---:|")
     for name, (seconds, rss) in medians.items():
-        print(f"| {name} | {seconds:.2f} | {size / seconds:,.0f} | {rss:.0f} | "
-              f"{seconds / ours:.1f} |")
+        print(
+            f"| {name} | {seconds:.2f} | {size / seconds:,.0f} | {rss:.0f} | {seconds / ours:.1f} |"
+        )
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
