@@ -171,7 +171,7 @@ class FetchSettings:
     max_redirects: int = 10
     max_bytes: int = DEFAULT_MAX_BYTES
     per_host: int = 4
-    concurrency: int = 8
+    concurrency: int = 4
     allow_private: bool = False
 
 
