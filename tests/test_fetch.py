@@ -305,3 +305,14 @@ def test_head_reads_only_the_start(server: FaultServer, fetcher: Fetcher) -> Non
     start = fetcher.fetch(server.url("/big.gz"), user_given=True, head=200).body
     assert start
     assert big.startswith(start)
+
+
+def test_blocked_body_start_is_decoded_when_gzipped(server: FaultServer, fetcher: Fetcher) -> None:
+    server.add(
+        "/gz403",
+        gzip.compress(b"Forbidden: bots go away"),
+        status=401,
+        headers={"Content-Encoding": "gzip"},
+    )
+    with pytest.raises(FetchError, match=r"blocked \(HTTP 401\): Forbidden: bots go away"):
+        fetcher.fetch(server.url("/gz403"), user_given=True)

@@ -425,6 +425,11 @@ class Fetcher:
 
     def _read_start(self, response: httpx.Response) -> bytes:
         for chunk in response.iter_raw(_BODY_START * 4):
+            if chunk[:2] == b"\x1f\x8b":  # a gzip-encoded error page: show its text
+                try:
+                    return zlib.decompressobj(zlib.MAX_WBITS | 16).decompress(chunk, 800)
+                except zlib.error:
+                    return b""
             return chunk
         return b""
 
