@@ -17,11 +17,13 @@ import functools
 import random
 import re
 import socket
+import sys
 import threading
 import time
 import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urljoin, urlsplit
 
@@ -186,6 +188,26 @@ class Fetched:
     body: bytes
 
 
+def _import_httpx() -> ModuleType:
+    """Import httpx without its command-line client.
+
+    ``httpx/__init__`` imports ``httpx._main`` (click, rich.syntax and pygments: a fifth of
+    a second) whenever click and rich are installed, as they are here. It falls back to a
+    stub when that import fails, so the module is masked while httpx loads, then unmasked.
+    """
+    if "httpx" in sys.modules:
+        return sys.modules["httpx"]
+    masked = "httpx._main" not in sys.modules
+    if masked:
+        sys.modules["httpx._main"] = None  # type: ignore[assignment]
+    try:
+        import httpx
+    finally:
+        if masked and sys.modules.get("httpx._main", 0) is None:
+            del sys.modules["httpx._main"]
+    return httpx
+
+
 def _default_user_agent() -> str:
     from . import __version__
 
@@ -259,7 +281,7 @@ class Fetcher:
     def __init__(
         self, settings: FetchSettings | None = None, *, transport: httpx.BaseTransport | None = None
     ) -> None:
-        import httpx
+        httpx = _import_httpx()
 
         self.settings = settings or FetchSettings()
         self.allow_private = self.settings.allow_private
