@@ -7,6 +7,8 @@ import socket
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fault_server import FaultServer, running
 from sitemapkit import DiscoveredSitemap, FetchError, FetchSettings, discover, find_sitemaps
@@ -117,3 +119,12 @@ def test_site_url_must_be_http() -> None:
 
     with pytest.raises(SitemapError, match="not an http"):
         find_sitemaps("ftp://example.com/")
+
+
+@settings(max_examples=200, deadline=2000)
+@given(st.text(max_size=500))
+def test_robots_parser_never_fails_and_keeps_only_http(text: str) -> None:
+    found = parse_robots_sitemaps("Sitemap: /a.xml\n" + text, ROBOTS)
+    assert found[0] == ("https://www.example.com/a.xml", 1)
+    assert all(url.lower().startswith(("http://", "https://")) for url, _ in found)
+    assert len({url for url, _ in found}) == len(found)
