@@ -12,10 +12,15 @@ else is a text sitemap.
 Speed. A sitemap whose ``<url>`` elements hold nothing but ``loc``, ``lastmod``,
 ``changefreq`` and ``priority`` in the protocol's order (almost all of them) takes a fast
 path: libxml2 checks the whole document for well-formedness without a single Python
-callback (so any file it accepts has exactly one reading), then one regular expression
-pulls the fields out at C speed. Every other document, and every document the check
-refuses, goes through lxml's pull parser element by element, which also yields every
-complete entry of a truncated file before reporting the line where it breaks.
+callback (so any file it accepts has exactly one reading), then a regular expression made
+for the shape of its entries pulls the fields out at C speed. Every other document, and
+every document the check refuses, goes through lxml's pull parser element by element, which
+also yields every complete entry of a truncated file before reporting the line where it
+breaks.
+
+Memory. Index children are fetched a few at a time and kept compressed; one thread
+inflates and checks the next file while the current one is read, so a run holds about two
+inflated files whatever its size.
 
 Safety. Entities are never expanded, no DTD is loaded, nothing is fetched by the XML
 parser; a DOCTYPE that declares entities is refused before parsing; libxml2 refuses nesting
@@ -29,7 +34,6 @@ import io
 import itertools
 import re
 import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -1136,7 +1140,6 @@ class Reader:
         self._own_fetcher = fetcher is None
         self._pool: ThreadPoolExecutor | None = None
         self._preparer: ThreadPoolExecutor | None = None
-        self._lock = threading.Lock()
 
     # -- resources ----------------------------------------------------------------------
 
