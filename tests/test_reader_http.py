@@ -250,3 +250,19 @@ def test_external_dtd_is_never_fetched(server: FaultServer, tmp_path: Path) -> N
         assert locs == ["https://e.example/x"]
         assert problems == []
     assert server.hits("/evil.dtd") == 0
+
+
+def test_abandoning_a_run_stops_its_workers(server: FaultServer) -> None:
+    import threading
+    import time
+
+    for i in range(8):
+        server.routes[f"/c{i}.xml"] = Route(200, urlset(f"https://e.example/{i}"), stall=0.2)
+    server.add("/index.xml", index(*(f"/c{i}.xml" for i in range(8))))
+    start = time.monotonic()
+    entries = iter_urls(server.url("/index.xml"), settings=FAST)
+    first = next(entries)
+    entries.close()  # what a `break` out of a for loop does
+    assert first.loc == "https://e.example/0"
+    assert time.monotonic() - start < 1.5  # the other six files are not waited for
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("sitemapkit-")]
