@@ -35,6 +35,7 @@ import itertools
 import re
 import sys
 import time
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -123,6 +124,12 @@ class ReadStats:
 # Preparing a document: gzip, encoding, prolog checks, format
 
 
+_isal_zlib: Any
+try:
+    from isal import isal_zlib as _isal_zlib
+except ImportError:  # pragma: no cover - platforms without an isal wheel
+    _isal_zlib = None
+
 _SAFE_PARSER_OPTIONS: Final[dict[str, Any]] = {
     "resolve_entities": False,
     "no_network": True,
@@ -164,8 +171,33 @@ def _libxml_message(exc: etree.XMLSyntaxError) -> str:
     return _LIBXML_WHERE.sub("", str(exc.msg or exc))
 
 
+def _inflate_fast(data: bytes, source: str, limit: int) -> bytes | None:
+    """The common case with ISA-L (about eight times zlib's speed): one complete member.
+
+    Anything else (several members, a truncated or broken stream, no ISA-L) returns None and
+    is left to :func:`_inflate`'s zlib path, which knows how to keep a broken stream's start.
+    """
+    if _isal_zlib is None:
+        return None
+    inflater = _isal_zlib.decompressobj(zlib.MAX_WBITS | 16)
+    try:
+        out: bytes = inflater.decompress(data, limit + 1)
+    except _isal_zlib.error:
+        return None
+    if len(out) > limit:
+        raise UnsafeContentError(
+            f"decompressed size exceeds the limit of {limit:,} bytes", source=source
+        )
+    if not inflater.eof or is_gzip(inflater.unused_data):
+        return None
+    return out
+
+
 def _inflate(data: bytes, source: str, limit: int) -> tuple[bytes, ParseError | None]:
     """Gunzip up to ``limit``; a broken or truncated stream keeps what came out before."""
+    fast = _inflate_fast(data, source, limit)
+    if fast is not None:
+        return fast, None
     pieces: list[bytes] = []
     try:
         for piece in iter_gunzip([data], limit=limit, source=source):
