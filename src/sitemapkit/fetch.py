@@ -390,8 +390,8 @@ class Fetcher:
                 if retry.wait is not None:
                     if retry.wait > min(s.max_backoff, remaining):
                         raise FetchError(
-                            f"{retry.error.message}; Retry-After {retry.wait:.0f} s is past the "
-                            "deadline",
+                            f"{retry.error.message}; Retry-After {retry.wait:.0f} s is longer "
+                            "than the wait allowed (max_backoff or the deadline)",
                             url=url,
                             status=retry.error.status,
                         ) from None
