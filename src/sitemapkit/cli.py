@@ -11,6 +11,7 @@ import csv
 import dataclasses
 import itertools
 import json
+import operator
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date, tzinfo
@@ -414,6 +415,9 @@ def entry_to_json(entry: URLEntry) -> dict[str, object]:
     return record
 
 
+_LOC = operator.attrgetter("loc")
+
+
 class _Output:
     """Writes batches of entries in one of the formats of ``ls``."""
 
@@ -426,8 +430,11 @@ class _Output:
             self.csv.writerow(["loc", "lastmod", "changefreq", "priority", "sitemap"])
 
     def write(self, batch: list[URLEntry]) -> None:
+        if not batch:
+            return
         if self.format == "text":
-            self.stream.write("\n".join([entry.loc for entry in batch]) + "\n")
+            self.stream.write("\n".join(map(_LOC, batch)))
+            self.stream.write("\n")
         elif self.format == "jsonl":
             dumps = json.dumps
             self.stream.write(
