@@ -4,7 +4,8 @@ Side by side in one run, each in its own process, several times (medians): ``sit
 ultimate-sitemap-parser (``SitemapFetcher(...).sitemap().all_pages()``), advertools'
 ``sitemap_to_df`` (if installed), and a bare ``lxml.etree.iterparse`` loop over the same
 files read from disk (no HTTP): the floor. Wall time and peak RSS of each process
-(``wait4``), throughput, and ratios against sitemapkit.
+(``wait4``), CPU time (user + system, steadier than wall time on a shared machine),
+throughput, and ratios against sitemapkit.
 
     .venv/bin/python benchmarks/bench_reader.py --sizes 200000,1000000 --runs 3
 
@@ -90,6 +91,7 @@ def write_set(folder: Path, total: int, base: str) -> tuple[str, list[Path]]:
 @dataclass
 class Sample:
     seconds: float
+    cpu: float
     rss_mib: float
     count: int
 
@@ -104,7 +106,7 @@ def measure(command: list[str], out: Path) -> Sample:
     data = out.read_bytes()
     lines = data.count(b"\n")
     count = int(data.strip() or 0) if lines == 1 else lines
-    return Sample(seconds, usage.ru_maxrss / 1024, count)
+    return Sample(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, count)
 
 
 def available(module: str) -> bool:
@@ -168,17 +170,22 @@ def report(size: int, children: int, results: dict[str, list[Sample]]) -> None:
     medians = {
         name: (
             statistics.median(s.seconds for s in samples),
+            statistics.median(s.cpu for s in samples),
             statistics.median(s.rss_mib for s in samples),
         )
         for name, samples in results.items()
     }
-    ours = medians.get("sitemapkit ls", (float("nan"), 0.0))[0]
+    ours_wall, ours_cpu, _ = medians.get("sitemapkit ls", (float("nan"),) * 3)
     print(f"\n{size:,} URLs in {children} gzipped children + index")
-    print("| tool | time (s) | URLs/s | peak RSS (MiB) | sitemapkit is N x faster |")
-    print("|---|---:|---:|---:|---:|")
-    for name, (seconds, rss) in medians.items():
+    print(
+        "| tool | time (s) | URLs/s | CPU (s) | peak RSS (MiB) | sitemapkit is N x faster "
+        "(time) | (CPU) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, (seconds, cpu, rss) in medians.items():
         print(
-            f"| {name} | {seconds:.2f} | {size / seconds:,.0f} | {rss:.0f} | {seconds / ours:.1f} |"
+            f"| {name} | {seconds:.2f} | {size / seconds:,.0f} | {cpu:.2f} | {rss:.0f} | "
+            f"{seconds / ours_wall:.1f} | {cpu / ours_cpu:.1f} |"
         )
 
 
