@@ -5,6 +5,7 @@ The public API is re-exported here; modules behind it may change shape.
 
 from .config import load_settings, read_config
 from .dates import format_lastmod, parse_lastmod
+from .discover import DiscoveredSitemap, discover, find_sitemaps
 from .errors import (
     ConfigError,
     FetchError,
@@ -18,6 +19,7 @@ from .errors import (
     StrictError,
     UnsafeContentError,
 )
+from .fetch import Fetched, Fetcher, FetchSettings
 from .filters import FilterRule, URLFilter, filter_entries
 from .model import (
     Alternate,
@@ -25,10 +27,13 @@ from .model import (
     News,
     Problem,
     SitemapRef,
+    TVShow,
     URLEntry,
     Video,
+    VideoId,
     VideoPrice,
 )
+from .reader import Entry, Reader, ReadLimits, ReadStats, iter_urls, parse
 from .robots import update_robots_txt
 from .settings import (
     AccessLogSource,
@@ -58,7 +63,12 @@ __all__ = [
     "Alternate",
     "ConfigError",
     "DirectorySource",
+    "DiscoveredSitemap",
+    "Entry",
     "FetchError",
+    "FetchSettings",
+    "Fetched",
+    "Fetcher",
     "FilterRule",
     "GenerateResult",
     "GenerateSettings",
@@ -71,24 +81,31 @@ __all__ = [
     "ParseError",
     "Problem",
     "PublishError",
+    "ReadLimits",
+    "ReadStats",
+    "Reader",
     "SitemapError",
     "SitemapRef",
     "SitemapWriter",
     "SourceError",
     "StrictError",
     "SubmitSettings",
+    "TVShow",
     "URLEntry",
     "URLFilter",
     "URLListSource",
     "URLNormalizer",
     "UnsafeContentError",
     "Video",
+    "VideoId",
     "VideoPrice",
     "WriteResult",
     "__version__",
     "announce",
+    "discover",
     "ensure_indexnow_key",
     "filter_entries",
+    "find_sitemaps",
     "format_lastmod",
     "from_access_log",
     "from_directory",
@@ -96,8 +113,10 @@ __all__ = [
     "generate",
     "generate_indexnow_key",
     "iri_to_uri",
+    "iter_urls",
     "load_settings",
     "normalize_url",
+    "parse",
     "parse_lastmod",
     "ping_sitemap",
     "read_config",
