@@ -1,0 +1,162 @@
+"""What a crawler needs from one fetched page: links to follow and whether to list it.
+
+:func:`read_page` parses the (size-capped) body once with ``lxml.html`` and collects the
+links of ``<a href>``, ``<area href>``, ``<frame src>`` and ``<iframe src>`` resolved against
+``<base href>``, the canonical URL, the title, images and hreflang alternates. The robots
+``noindex`` meta tag is read by :func:`~sitemapkit.sources.directory.is_noindex_html`, the
+same test the folder source applies; :func:`header_directives` reads ``X-Robots-Tag``.
+Nothing here normalises URLs: the crawler does that, exactly as the writer does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Final
+from urllib.parse import urljoin
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from ..sources.directory import is_noindex_html
+
+__all__ = ["PageInfo", "header_directives", "link_header_canonical", "read_page"]
+
+_LINK_TAGS: Final = {"a": "href", "area": "href", "frame": "src", "iframe": "src"}
+_ROBOT_NAMES: Final = frozenset({"robots", "googlebot"})
+# X-Robots-Tag directives whose own value holds a colon: not a user-agent prefix.
+_VALUED_DIRECTIVES: Final = frozenset(
+    {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
+)
+_HEAD_END = re.compile(rb"</head\s*>|<body[\s>]", re.IGNORECASE)
+_HEAD_LIMIT: Final = 256 * 1024
+_LINK_CANONICAL = re.compile(r"""<\s*([^>]*)\s*>\s*;[^,]*\brel\s*=\s*"?canonical\b""", re.I)
+_PARSERS: dict[str | None, lxml_html.HTMLParser] = {}
+
+
+@dataclass(slots=True)
+class PageInfo:
+    """The parts of an HTML page a crawl uses; URLs are absolute but not yet normalised."""
+
+    links: list[str] = field(default_factory=list)
+    noindex: bool = False
+    nofollow: bool = False
+    canonical: str | None = None
+    title: str | None = None
+    images: list[str] = field(default_factory=list)
+    alternates: list[tuple[str, str]] = field(default_factory=list)
+
+
+def header_directives(values: Iterable[str], agents: frozenset[str] = _ROBOT_NAMES) -> set[str]:
+    """The ``X-Robots-Tag`` directives that apply to us: unprefixed ones and those for
+    ``robots`` or ``googlebot`` (the same audience as the meta tags we honour).
+
+    >>> sorted(header_directives(["noarchive", "otherbot: noindex", "googlebot: nofollow"]))
+    ['noarchive', 'nofollow']
+    """
+    found: set[str] = set()
+    for value in values:
+        agent: str | None = None
+        for part in value.split(","):
+            directive = part.strip().lower()
+            name, colon, rest = directive.partition(":")
+            if colon and name.strip() not in _VALUED_DIRECTIVES:
+                agent, directive = name.strip(), rest.strip()
+            if directive and (agent is None or agent in agents):
+                found.add(directive)
+    return found
+
+
+def link_header_canonical(values: Iterable[str], url: str) -> str | None:
+    """The target of a ``Link: <...>; rel="canonical"`` header (how PDFs name theirs).
+
+    >>> link_header_canonical(['<https://a.example/doc.pdf>; rel="canonical"'], "https://a.example/x")
+    'https://a.example/doc.pdf'
+    """
+    for value in values:
+        match = _LINK_CANONICAL.search(value)
+        if match:
+            return urljoin(url, str(match.group(1)).strip())
+    return None
+
+
+def _parser(encoding: str | None) -> lxml_html.HTMLParser:
+    parser = _PARSERS.get(encoding)
+    if parser is None:
+        parser = lxml_html.HTMLParser(
+            encoding=encoding, remove_comments=True, remove_pis=True, no_network=True
+        )
+        _PARSERS[encoding] = parser
+    return parser
+
+
+def _robots_meta(content: str) -> set[str]:
+    return {part.strip().lower() for part in content.split(",")}
+
+
+def read_page(
+    body: bytes,
+    url: str,
+    *,
+    encoding: str | None = None,
+    follow_nofollow: bool = False,
+    images: bool = False,
+    alternates: bool = False,
+) -> PageInfo:
+    """Parse ``body`` (the page at ``url``) into a :class:`PageInfo`.
+
+    Links with ``rel="nofollow"`` are left out unless ``follow_nofollow``; a robots meta tag
+    with ``nofollow`` or ``none`` sets :attr:`PageInfo.nofollow` (the caller decides).
+
+    >>> page = read_page(b'<base href="/d/"><a href="x.html#top">x</a><title> T </title>',
+    ...                  "https://a.example/p")
+    >>> page.links, page.title
+    (['https://a.example/d/x.html#top'], 'T')
+    """
+    head = _HEAD_END.search(body, 0, _HEAD_LIMIT)
+    info = PageInfo(noindex=is_noindex_html(body[: head.end() if head else _HEAD_LIMIT]))
+    try:
+        root = lxml_html.document_fromstring(body, parser=_parser(encoding))
+    except (etree.ParserError, ValueError, LookupError):
+        try:  # an unknown or wrong declared encoding: let libxml2 guess
+            root = lxml_html.document_fromstring(body, parser=_parser(None))
+        except (etree.ParserError, ValueError):
+            return info  # empty or not HTML at all
+    base = url
+    for element in root.iter("base"):
+        href = element.get("href")
+        if href and href.strip():
+            base = urljoin(url, href.strip())
+            break
+    for element in root.iter("a", "area", "frame", "iframe", "link", "meta", "img", "title"):
+        tag = element.tag
+        attribute = _LINK_TAGS.get(tag) if isinstance(tag, str) else None
+        if attribute is not None:
+            target = element.get(attribute)
+            if not target:
+                continue
+            if not follow_nofollow and "nofollow" in (element.get("rel") or "").lower().split():
+                continue
+            info.links.append(urljoin(base, target.strip()))
+        elif tag == "link":
+            rel = (element.get("rel") or "").lower().split()
+            href = (element.get("href") or "").strip()
+            if not href:
+                continue
+            if "canonical" in rel and info.canonical is None:
+                info.canonical = urljoin(base, href)
+            elif alternates and "alternate" in rel and element.get("hreflang"):
+                info.alternates.append((element.get("hreflang", "").strip(), urljoin(base, href)))
+        elif tag == "meta":
+            if (element.get("name") or "").strip().lower() in _ROBOT_NAMES:
+                directives = _robots_meta(element.get("content") or "")
+                if "nofollow" in directives or "none" in directives:
+                    info.nofollow = True
+        elif tag == "img":
+            if images and (source := (element.get("src") or "").strip()):
+                info.images.append(urljoin(base, source))
+        elif tag == "title" and info.title is None:
+            text = " ".join("".join(map(str, element.itertext())).split())
+            info.title = text or None
+    return info
