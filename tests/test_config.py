@@ -14,6 +14,7 @@ from sitemapkit.config import EXAMPLE_CONFIG, load_settings, read_config, write_
 from sitemapkit.filters import FilterRule
 from sitemapkit.settings import (
     AccessLogSource,
+    CrawlSource,
     DirectorySource,
     GenerateSettings,
     URLListSource,
@@ -48,7 +49,16 @@ def test_init_template_with_every_example_enabled_loads(tmp_path: Path) -> None:
     path = tmp_path / "all.toml"
     path.write_text(uncommented(EXAMPLE_CONFIG))
     loaded = read_config(path)
-    assert [type(s) for s in loaded.sources] == [DirectorySource, URLListSource, AccessLogSource]
+    assert [type(s) for s in loaded.sources] == [
+        DirectorySource,
+        URLListSource,
+        AccessLogSource,
+        CrawlSource,
+    ]
+    crawl_source = loaded.sources[3]
+    assert isinstance(crawl_source, CrawlSource)
+    assert crawl_source.state == str(tmp_path / "crawl.sqlite")
+    assert (crawl_source.max_pages, crawl_source.fetch.concurrency) == (100_000, 8)
     log_source = loaded.sources[2]
     assert isinstance(log_source, AccessLogSource)
     assert log_source.exclude_agents == (r"bot\b", "crawl", "spider")
@@ -65,8 +75,10 @@ def test_every_setting_has_a_config_key_in_the_template_and_the_docs() -> None:
     for key in sorted(keys):
         assert re.search(rf"^#? ?{key} = ", EXAMPLE_CONFIG, re.MULTILINE), key
         assert f"`{key}`" in docs, key
-    for source in (URLListSource, DirectorySource, AccessLogSource):
+    for source in (URLListSource, DirectorySource, AccessLogSource, CrawlSource):
         for f in dataclasses.fields(source):
+            if f.name in {"fetch", "on_progress"}:  # documented as their keys, or not a key
+                continue
             key = {"paths": "path", "filters": "filter"}.get(f.name, f.name)
             assert f"`{key}`" in docs, (source.__name__, key)
 

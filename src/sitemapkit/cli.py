@@ -24,6 +24,8 @@ from rich.console import Console
 
 from . import __version__
 from .config import load_settings, load_submit_settings, write_example_config
+from .crawl import CrawlStats
+from .crawl.options import DEFAULT_PAGE_BYTES
 from .dates import parse_timezone
 from .discover import find_sitemaps
 from .errors import InvalidValueError, SitemapError, StrictError
@@ -33,6 +35,7 @@ from .model import Problem, URLEntry
 from .reader import Reader, ReadLimits, ReadStats
 from .settings import (
     AccessLogSource,
+    CrawlSource,
     DirectorySource,
     GenerateResult,
     GenerateSettings,
@@ -44,6 +47,7 @@ from .sources import from_urllist
 from .sources.accesslog import DEFAULT_BOT_AGENTS
 from .sources.directory import DEFAULT_INCLUDE
 from .submit import INDEXNOW_ENDPOINT, IndexNowBatch, announce, is_retired_ping
+from .urls import scope_of
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 T = TypeVar("T")
@@ -194,7 +198,33 @@ def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
                 lastmod_from_requests=params["lastmod_from_requests"],
             )
         )
+    crawls = params.get("crawl_urls") or ()
+    if len(crawls) > 1 and (params["state"] or params["report"]):
+        raise click.UsageError("--state and --report go with a single --crawl URL")
+    sources += [_crawl_source(url, params) for url in crawls]
     return sources
+
+
+def _crawl_source(url: str, params: Mapping[str, Any]) -> CrawlSource:
+    types = [t for value in params["include_types"] for t in value.split(",") if t.strip()]
+    return CrawlSource(
+        url,
+        extra_hosts=params["extra_host"],
+        state=None if params["state"] is None else str(params["state"]),
+        report=None if params["report"] is None else str(params["report"]),
+        seed_sitemaps=params["seed_sitemaps"],
+        follow_nofollow=params["follow_nofollow"],
+        include_types=tuple(types),
+        images=params["images"],
+        alternates=params["alternates"],
+        max_pages=params["max_pages"],
+        max_depth=params["max_depth"],
+        max_time=params["max_time"] or None,
+        max_page_bytes=params["max_page_bytes"],
+        max_per_pattern=params["max_per_pattern"] or None,
+        delay=params["delay"],
+        fetch=_settings({**params, "max_bytes": None}),
+    )
 
 
 def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> GenerateSettings:
@@ -212,7 +242,11 @@ def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> Generate
     )
 
 
-@cli.command(cls=_OrderedFiltersCommand, context_settings=CONTEXT_SETTINGS)
+# A crawl fetches 8 pages at a time by default; ls and discover keep 4.
+_CRAWL_CONTEXT = {**CONTEXT_SETTINGS, "default_map": {"concurrency": 8, "per_host": 8}}
+
+
+@cli.command(cls=_OrderedFiltersCommand, context_settings=_CRAWL_CONTEXT)
 @click.option(
     "--config",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -305,6 +339,14 @@ def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> Generate
     help="lastmod of a logged URL = its newest request time (a request is not an edit).",
 )
 @click.option(
+    "--crawl",
+    "crawl_urls",
+    multiple=True,
+    metavar="URL",
+    help="Crawl the live site from URL (robots.txt obeyed) and list its indexable pages; "
+    "see the crawl options below and 'sitemapkit crawl'. Repeatable.",
+)
+@click.option(
     "--include-url",
     multiple=True,
     metavar="PATTERN",
@@ -385,15 +427,37 @@ def generate(**params: Any) -> None:
     sitemapkit generate --base-url https://example.com/ --out public \\
         --access-log '/var/log/nginx/access.log*' --exclude-url 're:[?&]replytocom='
     sitemapkit generate --config sitemapkit.toml --robots public/robots.txt
+    sitemapkit generate --base-url https://example.com/ --out public \\
+        --crawl https://example.com/ --state crawl.sqlite --report excluded.csv
     """
-    settings = generate_settings(click.get_current_context(), params)
-    problems = ProblemPrinter(strict=settings.strict)
-    outcome = run_generate(
-        settings, on_problem=problems, wrap=None if settings.quiet else _with_progress
+    _generate(generate_settings(click.get_current_context(), params))
+
+
+def _generate(settings: GenerateSettings) -> None:
+    """Run ``settings`` with the live displays and print the summary (generate and crawl)."""
+    display = _CrawlDisplay(enabled=not settings.quiet and stderr.is_terminal)
+    settings = dataclasses.replace(
+        settings,
+        sources=tuple(
+            dataclasses.replace(s, on_progress=display) if isinstance(s, CrawlSource) else s
+            for s in settings.sources
+        ),
     )
+    problems = ProblemPrinter(strict=settings.strict)
+    wrap = None if settings.quiet or display.enabled else _with_progress
+    try:
+        outcome = run_generate(settings, on_problem=problems, wrap=wrap)
+    except KeyboardInterrupt:
+        display.close()
+        saved = [s.state for s in settings.sources if isinstance(s, CrawlSource) and s.state]
+        hint = f"; crawl state saved in {', '.join(saved)}: run again to continue" if saved else ""
+        _fail(f"interrupted, nothing published{hint}", 130)
+    finally:
+        display.close()
     problems.finish()
     if not settings.quiet:
         _print_summary(outcome, problems.count)
+        display.print_summary()
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
@@ -575,6 +639,208 @@ def _settings(options: Mapping[str, Any]) -> FetchSettings:
         allow_private=options["allow_private"],
         max_bytes=options.get("max_bytes") or DEFAULT_MAX_BYTES,
     )
+
+
+def crawl_options(function: F) -> F:
+    """The options of a crawl (``crawl`` and ``generate --crawl``); they fill a CrawlSource."""
+    options = [
+        click.option(
+            "--extra-host",
+            multiple=True,
+            metavar="HOST",
+            help="Also crawl this host (or URL prefix) besides the start URL's folder. Repeatable.",
+        ),
+        click.option(
+            "--state",
+            type=click.Path(dir_okay=False, path_type=Path),
+            metavar="FILE",
+            help="Keep the crawl in this SQLite file; the same command again resumes it.",
+        ),
+        click.option(
+            "--report",
+            type=click.Path(dir_okay=False, path_type=Path),
+            metavar="FILE",
+            help="Write every excluded URL and its reason here (.csv or .jsonl).",
+        ),
+        click.option(
+            "--seed-sitemaps",
+            is_flag=True,
+            help="Also start from the URLs of the sitemaps robots.txt names.",
+        ),
+        click.option("--follow-nofollow", is_flag=True, help='Follow rel="nofollow" links too.'),
+        click.option(
+            "--include-types",
+            multiple=True,
+            metavar="TYPES",
+            help="Also list pages of these media types (application/pdf,...). Repeatable.",
+        ),
+        click.option("--images", is_flag=True, help="Image entries from <img src>."),
+        click.option(
+            "--alternates",
+            is_flag=True,
+            help='hreflang alternates from <link rel="alternate" hreflang>.',
+        ),
+        click.option(
+            "--max-pages",
+            type=click.IntRange(1),
+            default=1_000_000,
+            show_default=True,
+            metavar="N",
+            help="Pages fetched at most.",
+        ),
+        click.option(
+            "--max-depth",
+            type=click.IntRange(0),
+            default=100,
+            show_default=True,
+            metavar="N",
+            help="Links followed from the start URL at most.",
+        ),
+        click.option(
+            "--max-time",
+            type=click.FloatRange(0),
+            default=0,
+            metavar="SECONDS",
+            help="Stop crawling after this long [default: no limit].",
+        ),
+        click.option(
+            "--max-page-bytes",
+            type=click.IntRange(1024),
+            default=DEFAULT_PAGE_BYTES,
+            show_default=True,
+            metavar="N",
+            help="Bytes of one page read; the rest is not.",
+        ),
+        click.option(
+            "--max-per-pattern",
+            type=click.IntRange(0),
+            default=1_000,
+            show_default=True,
+            metavar="N",
+            help="URLs of one pattern (digits as #) queued from pages of that pattern: "
+            "stops endless calendars and facets. 0: no cap.",
+        ),
+        click.option(
+            "--delay",
+            type=click.FloatRange(0),
+            default=0.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Between two requests to one host (robots.txt Crawl-delay wins if longer).",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+class _CrawlDisplay:
+    """The live counters of crawls on stderr (when enabled), and their summary at the end."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self.runs: dict[int, CrawlStats] = {}
+        self._live: Any = None
+
+    def __call__(self, stats: CrawlStats) -> None:
+        self.runs[id(stats)] = stats
+        if not self.enabled:
+            return
+        if self._live is None:
+            from rich.live import Live
+
+            self._live = Live(console=stderr, transient=True, auto_refresh=False)
+            self._live.start()
+        self._live.update(self._render(stats), refresh=True)
+
+    @staticmethod
+    def _render(stats: CrawlStats) -> str:
+        minutes, seconds = divmod(int(stats.elapsed), 60)
+        line = (
+            f"crawling  fetched {stats.fetched:,}  queued {stats.queued:,}  "
+            f"listed {stats.listed:,}  errors {stats.errors:,}  "
+            f"{stats.pages_per_second:,.1f} pages/s  {minutes}:{seconds:02d}"
+        )
+        excluded = sorted(stats.excluded.items(), key=lambda item: -item[1])
+        if excluded:
+            line += "\nexcluded  " + "  ".join(f"{k} {v:,}" for k, v in excluded)
+        return line
+
+    def close(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def print_summary(self) -> None:
+        for stats in self.runs.values():
+            resumed = " (resumed)" if stats.resumed else ""
+            stdout.print(
+                f"crawled{resumed}: {stats.fetched:,} pages fetched, {stats.listed:,} listed, "
+                f"{stats.errors:,} errors, {stats.pages_per_second:,.1f} pages/s",
+                markup=False,
+            )
+            for reason, count in sorted(stats.excluded.items(), key=lambda item: -item[1]):
+                stdout.print(f"  excluded ({reason}): {count:,}", markup=False)
+            for message in stats.limits.values():
+                stdout.print(f"  limit reached: {message}", markup=False)
+
+
+# Options of generate that the crawl shorthand leaves out (the other sources'), and the
+# values that stand for them.
+_NOT_FOR_CRAWL: Mapping[str, Any] = {
+    "config": None,
+    "url_lists": (),
+    "urls_format": "auto",
+    "encoding": "utf-8",
+    "folders": (),
+    "include": (),
+    "exclude": (),
+    "keep_noindex": False,
+    "access_logs": (),
+    "log_format": "auto",
+    "exclude_agent": (),
+    "keep_bots": False,
+    "lastmod_from_requests": False,
+}
+
+
+@cli.command(name="crawl", cls=_OrderedFiltersCommand, context_settings=_CRAWL_CONTEXT)
+@click.argument("url")
+def crawl_command(url: str, **params: Any) -> None:
+    """Crawl the site at URL and write the sitemap of its indexable pages into OUT.
+
+    The shorthand of 'generate --crawl URL': --base-url defaults to the folder of URL, and
+    --include-url/--exclude-url decide what is crawled. Ctrl-C stops cleanly; with --state
+    the same command again continues where it stopped.
+
+    \b
+    sitemapkit crawl https://example.com/ --out public
+    sitemapkit crawl https://example.com/ --out public --state crawl.sqlite --report out.csv
+    """
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("base_url") not in _GIVEN:
+        params["base_url"] = scope_of(url)
+        ctx.set_parameter_source("base_url", ParameterSource.COMMANDLINE)
+    settings = generate_settings(ctx, {**params, **_NOT_FOR_CRAWL, "crawl_urls": (url,)})
+    (source,) = settings.sources
+    assert isinstance(source, CrawlSource)
+    crawl_source = dataclasses.replace(source, filters=settings.filters)
+    _generate(dataclasses.replace(settings, sources=(crawl_source,), filters=()))
+
+
+def _options_of(decorator: Callable[[Callable[..., None]], Callable[..., None]]) -> list[Any]:
+    """The options a decorator adds, in its order, to append to an existing command."""
+
+    def holder() -> None:
+        """Only carries the options."""
+
+    return list(reversed(getattr(decorator(holder), "__click_params__", [])))
+
+
+generate.params.extend([*_options_of(crawl_options), *_options_of(http_options)])
+crawl_command.params.extend(
+    p for p in generate.params if p.name not in _NOT_FOR_CRAWL and p.name != "crawl_urls"
+)
 
 
 def _plain(value: object) -> object:

@@ -1,7 +1,7 @@
 """``sitemapkit.toml``: one file describing a whole site, read with :mod:`tomllib`.
 
 The file holds the ``generate`` options as top-level keys, a ``[[source]]`` table per input
-(``type`` = ``urls``, ``dir`` or ``access_log``, each with its own options, defaults and
+(``type`` = ``urls``, ``dir``, ``access_log`` or ``crawl``, each with its own options, defaults and
 ``[[source.filter]]`` rules), global ``[[filter]]`` rules and a ``[submit]`` table.
 ``docs/config.md`` lists every key. Relative paths are relative to the config file's folder,
 so a run gives the same result from any working directory.
@@ -17,15 +17,17 @@ import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
+from .crawl.options import DEFAULT_CRAWL_FETCH
 from .dates import parse_timezone
 from .errors import ConfigError, InvalidValueError, SitemapError
 from .filters import FilterRule
 from .settings import (
     AccessLogSource,
+    CrawlSource,
     DirectorySource,
     GenerateSettings,
     Source,
@@ -210,6 +212,12 @@ def _str_list(value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _seconds(value: Any) -> float:
+    if type(value) not in (int, float) or value < 0:
+        raise _Bad(f"expected a number of seconds (0 or more), got {_describe(value)}")
+    return float(value)
+
+
 def _str_or_list(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
@@ -260,6 +268,37 @@ _SOURCE_TYPES: Final[dict[str, dict[str, Check]]] = {
         "skip_extensions": _str_list,
         "lastmod_from_requests": _bool,
     },
+    "crawl": {
+        "url": _str,
+        "extra_hosts": _str_list,
+        "state": _str,
+        "report": _str,
+        "seed_sitemaps": _bool,
+        "follow_nofollow": _bool,
+        "include_types": _str_list,
+        "images": _bool,
+        "alternates": _bool,
+        "max_pages": _int(1),
+        "max_depth": _int(0),
+        "max_time": _seconds,
+        "max_page_bytes": _int(1024),
+        "max_per_pattern": _int(0),
+        "delay": _seconds,
+        "concurrency": _int(1),
+        "per_host": _int(1),
+        "user_agent": _str,
+        "timeout": _seconds,
+        "retries": _int(0),
+        "allow_private": _bool,
+    },
+}
+# Keys of a crawl source that are HTTP settings, and their FetchSettings names.
+_CRAWL_FETCH_KEYS: Final = {
+    "concurrency": "concurrency",
+    "per_host": "per_host",
+    "user_agent": "user_agent",
+    "retries": "retries",
+    "allow_private": "allow_private",
 }
 _FILTER: Final[dict[str, Check]] = {"action": _choice("include", "exclude"), "pattern": _str}
 _SUBMIT: Final[dict[str, Check]] = {"key": _str, "endpoint": _str, "ping": _str_list}
@@ -343,19 +382,22 @@ class _Reader:
             raise self.error("each [[source]] must be a table", spot)
         kind = data.get("type")
         if kind is None:
-            raise self.error("[[source]] has no 'type' (urls, dir or access_log)", spot)
+            raise self.error("[[source]] has no 'type' (urls, dir, access_log or crawl)", spot)
         if kind not in _SOURCE_TYPES:
             raise self.error(
-                f"unknown source type {_describe(kind)} (urls, dir or access_log)",
+                f"unknown source type {_describe(kind)} (urls, dir, access_log or crawl)",
                 (*spot, "type"),
             )
         schema = {**_SOURCE_COMMON, **_SOURCE_TYPES[kind], "filter": lambda value: value}
         values = self.table(data, schema, spot)
-        if "path" not in values:
-            raise self.error(f"[[source]] of type {kind} has no 'path'", spot)
+        required = "url" if kind == "crawl" else "path"
+        if required not in values:
+            raise self.error(f"[[source]] of type {kind} has no '{required}'", spot)
         rules = self.filters(values.pop("filter"), (*spot, "filter")) if "filter" in values else ()
         values.pop("type")
         try:
+            if kind == "crawl":
+                return self.crawl_source(values, rules)
             if kind == "dir":
                 values["path"] = self.path_of(values["path"])
                 return DirectorySource(**values, filters=rules)
@@ -364,8 +406,26 @@ class _Reader:
                 return URLListSource(**values, filters=rules)
             return AccessLogSource(**values, filters=rules)
         except InvalidValueError as exc:
-            key = "priority" if "priority" in exc.message else "changefreq"
+            key = next((k for k in values if k in exc.message), "url")
             raise self.error(exc.message, (*spot, key)) from None
+        except SitemapError as exc:  # an unusable start URL
+            raise self.error(exc.message, (*spot, "url")) from None
+
+    def crawl_source(self, values: dict[str, Any], rules: tuple[FilterRule, ...]) -> CrawlSource:
+        fetch = {
+            _CRAWL_FETCH_KEYS[k]: values.pop(k) for k in list(values) if k in _CRAWL_FETCH_KEYS
+        }
+        if "timeout" in values:
+            fetch["connect_timeout"] = fetch["read_timeout"] = values.pop("timeout")
+        for key in ("state", "report"):
+            if key in values:
+                values[key] = self.path_of(values[key])
+        for key in ("max_time", "max_per_pattern"):
+            if values.get(key) == 0:
+                values[key] = None  # 0 switches the limit off
+        values["extra_hosts"] = tuple(values.get("extra_hosts", ()))
+        values["include_types"] = tuple(values.get("include_types", ()))
+        return CrawlSource(**values, fetch=replace(DEFAULT_CRAWL_FETCH, **fetch), filters=rules)
 
     def read(self, document: dict[str, Any]) -> ConfigFile:
         top = {key: value for key, value in document.items() if key not in _TABLES}
@@ -447,7 +507,9 @@ def load_settings(
             raise SitemapError(f"missing {option}{hint if config is not None else ''}")
     all_sources = (*file_sources, *sources)
     if not all_sources:
-        raise SitemapError("give at least one source: --urls FILE, --dir DIR or --access-log FILE")
+        raise SitemapError(
+            "give at least one source: --urls FILE, --dir DIR, --access-log FILE or --crawl URL"
+        )
     return GenerateSettings(sources=all_sources, filters=(*filters, *file_filters), **values)
 
 
@@ -529,6 +591,19 @@ priority = 0.5
 #[[source.filter]]         # rules for this source only, tried before the global ones
 #action = "exclude"
 #pattern = "re:[?&]replytocom="
+
+#[[source]]
+#type = "crawl"            # a live site, crawled from url (robots.txt obeyed)
+#url = "https://www.example.com/"
+#state = "crawl.sqlite"    # keep the crawl here: an interrupted crawl resumes
+#report = "excluded.csv"   # every URL left out, with its reason (.csv or .jsonl)
+#max_pages = 100000
+#max_depth = 100
+#max_per_pattern = 1000    # URLs of one pattern found from pages of that pattern; 0: no cap
+#concurrency = 8
+#delay = 0                 # seconds between requests to one host (Crawl-delay wins if longer)
+#images = false            # image entries from <img src>
+#alternates = false        # hreflang alternates from <link rel="alternate" hreflang>
 
 # Global filters: tried in order, the first matching rule decides. A pattern is a wildcard
 # over the whole normalised URL (case-sensitive, * crosses /) or, after "re:", a regular

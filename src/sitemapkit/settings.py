@@ -16,8 +16,11 @@ from datetime import tzinfo as TimeZone
 from pathlib import Path
 from typing import Literal
 
+from .crawl.crawler import ProgressHandler, crawl
+from .crawl.options import DEFAULT_CRAWL_FETCH, DEFAULT_PAGE_BYTES, CrawlSettings
 from .dates import parse_timezone
 from .errors import InvalidValueError
+from .fetch import FetchSettings
 from .filters import FilterRule, URLFilter
 from .model import CHANGEFREQS, ProblemHandler, URLEntry, log_problem
 from .robots import update_robots_txt
@@ -33,6 +36,7 @@ from .writer import SitemapWriter, WriteResult
 
 __all__ = [
     "AccessLogSource",
+    "CrawlSource",
     "DirectorySource",
     "GenerateResult",
     "GenerateSettings",
@@ -135,7 +139,72 @@ class AccessLogSource:
         )
 
 
-Source = URLListSource | DirectorySource | AccessLogSource
+@dataclass(frozen=True, slots=True)
+class CrawlSource:
+    """A live site, crawled from ``url`` (:func:`~sitemapkit.crawl`).
+
+    ``filters`` steer the crawl itself: a URL they leave out is neither fetched nor listed.
+    ``state`` and ``report`` are files (see :class:`~sitemapkit.Crawler`); ``on_progress``
+    is the live display's hook, not part of the configuration.
+    """
+
+    url: str
+    extra_hosts: tuple[str, ...] = ()
+    state: str | None = None
+    report: str | None = None
+    seed_sitemaps: bool = False
+    follow_nofollow: bool = False
+    include_types: tuple[str, ...] = ()
+    images: bool = False
+    alternates: bool = False
+    max_pages: int | None = 1_000_000
+    max_depth: int | None = 100
+    max_time: float | None = None
+    max_page_bytes: int = DEFAULT_PAGE_BYTES
+    max_per_pattern: int | None = 1_000
+    delay: float = 0.0
+    fetch: FetchSettings = DEFAULT_CRAWL_FETCH
+    changefreq: str | None = None
+    priority: float | None = None
+    filters: tuple[FilterRule, ...] = ()
+    on_progress: ProgressHandler | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.changefreq, self.priority)
+        self.crawl_settings()  # a bad URL or limit fails when the source is made
+
+    def crawl_settings(self, *, keep_session_ids: bool = False) -> CrawlSettings:
+        return CrawlSettings(
+            self.url,
+            extra_hosts=self.extra_hosts,
+            filters=self.filters,
+            fetch=self.fetch,
+            delay=self.delay,
+            seed_sitemaps=self.seed_sitemaps,
+            follow_nofollow=self.follow_nofollow,
+            include_types=self.include_types,
+            images=self.images,
+            alternates=self.alternates,
+            keep_session_ids=keep_session_ids,
+            max_pages=self.max_pages,
+            max_depth=self.max_depth,
+            max_time=self.max_time,
+            max_page_bytes=self.max_page_bytes,
+            max_per_pattern=self.max_per_pattern,
+        )
+
+    def entries(self, settings: GenerateSettings, on_problem: ProblemHandler) -> Iterator[URLEntry]:
+        return crawl(
+            self.url,
+            settings=self.crawl_settings(keep_session_ids=settings.keep_session_ids),
+            state=self.state,
+            report=self.report,
+            on_problem=on_problem,
+            on_progress=self.on_progress,
+        )
+
+
+Source = URLListSource | DirectorySource | AccessLogSource | CrawlSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +272,9 @@ def generate(
     ``wrap`` sees the combined entry stream before the writer (the CLI counts progress there).
     """
     if not settings.sources:
-        raise InvalidValueError("no source: give at least one URL list, folder or access log")
+        raise InvalidValueError(
+            "no source: give at least one URL list, folder, access log or site to crawl"
+        )
     filters: list[URLFilter] = []
 
     def source_entries(source: Source) -> Iterable[URLEntry]:

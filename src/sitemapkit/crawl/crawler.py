@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import InvalidValueError, SitemapError
 from ..model import ProblemHandler, URLEntry, log_problem
+from ..urls import normalize_url
 from .options import CrawlSettings
 from .state import CrawlState, ExcludedURL
 from .stats import CrawlStats
@@ -226,8 +227,10 @@ def crawl(
     """
     if settings is None:
         settings = CrawlSettings(start_url, **options)
-    elif options or settings.start_url != CrawlSettings(start_url).start_url:
-        raise TypeError("give either settings or options, and the same start URL")
+    elif options or settings.start_url != normalize_url(
+        start_url, keep_session_ids=settings.keep_session_ids
+    ):
+        raise TypeError("give either settings or options, and the same start URL in both")
     report_path = _check_report_path(report)
     crawler = Crawler(settings, state=state, on_problem=on_problem, on_progress=on_progress)
     return _iterate(crawler, report_path)

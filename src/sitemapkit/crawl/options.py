@@ -24,7 +24,7 @@ HTML_TYPES: Final = ("text/html", "application/xhtml+xml")
 #: Bytes of one page read and parsed; the rest of a longer page is not read.
 DEFAULT_PAGE_BYTES: Final = 5 * 1024 * 1024
 #: HTTP settings of a crawl: 8 requests at once, all of them to one host if need be.
-DEFAULT_CRAWL_FETCH: Final = FetchSettings(concurrency=8, per_host=8, deadline=60.0)
+DEFAULT_CRAWL_FETCH: Final = FetchSettings(concurrency=8, per_host=8)
 
 _DIGITS = re.compile(r"[0-9]+")
 
