@@ -41,6 +41,7 @@ class FaultServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # no 40 ms delayed-ACK stall per response
 
             def log_message(self, format: str, *args: object) -> None:
                 pass

@@ -4,6 +4,7 @@ The public API is re-exported here; modules behind it may change shape.
 """
 
 from .config import load_settings, read_config
+from .crawl import Crawler, CrawlSettings, CrawlStats, ExcludedURL, crawl
 from .dates import format_lastmod, parse_lastmod
 from .discover import DiscoveredSitemap, discover, find_sitemaps
 from .errors import (
@@ -37,6 +38,7 @@ from .reader import Entry, Reader, ReadLimits, ReadStats, iter_urls, parse
 from .robots import update_robots_txt
 from .settings import (
     AccessLogSource,
+    CrawlSource,
     DirectorySource,
     GenerateResult,
     GenerateSettings,
@@ -62,9 +64,14 @@ __all__ = [
     "AccessLogSource",
     "Alternate",
     "ConfigError",
+    "CrawlSettings",
+    "CrawlSource",
+    "CrawlStats",
+    "Crawler",
     "DirectorySource",
     "DiscoveredSitemap",
     "Entry",
+    "ExcludedURL",
     "FetchError",
     "FetchSettings",
     "Fetched",
@@ -102,6 +109,7 @@ __all__ = [
     "WriteResult",
     "__version__",
     "announce",
+    "crawl",
     "discover",
     "ensure_indexnow_key",
     "filter_entries",

@@ -232,14 +232,17 @@ def crawl(
     ):
         raise TypeError("give either settings or options, and the same start URL in both")
     report_path = _check_report_path(report)
-    crawler = Crawler(settings, state=state, on_problem=on_problem, on_progress=on_progress)
-    return _iterate(crawler, report_path)
+    if state is not None:
+        CrawlState(state).close()  # a bad state file fails now, not at the first next()
 
+    def run() -> Iterator[URLEntry]:
+        with Crawler(
+            settings, state=state, on_problem=on_problem, on_progress=on_progress
+        ) as crawler:
+            try:
+                yield from crawler
+            finally:
+                if report_path is not None:
+                    crawler.write_report(report_path)
 
-def _iterate(crawler: Crawler, report: Path | None) -> Iterator[URLEntry]:
-    with crawler:
-        try:
-            yield from crawler
-        finally:
-            if report is not None:
-                crawler.write_report(report)
+    return run()

@@ -7,8 +7,10 @@ and robots.txt ``Crawl-delay`` (or ``delay``) spaces their starts. Every URL's f
 written to the :class:`~sitemapkit.crawl.state.CrawlState` as soon as it is known, and
 listed pages are handed to the consumer through a bounded queue.
 
-HTTP pieces come from :mod:`sitemapkit.fetch`: httpx is loaded the same light way,
-transport errors map to the same messages and retry decisions, ``Retry-After`` is read the
+HTTP is aiohttp's: about eight times less CPU per request than ``httpx.AsyncClient`` on
+the benchmark site (``BENCHMARKS.md``), which is what a crawl spends its time on. It is
+loaded when a crawl runs, never by ``import sitemapkit``. Transport errors map to the
+messages and retry decisions of :mod:`sitemapkit.fetch`, and ``Retry-After`` is read the
 same way. Redirects are not followed inside a request: the target becomes a URL of the
 frontier, so it is scoped, checked against robots.txt and fetched once like any other.
 """
@@ -32,13 +34,7 @@ from protego import Protego
 
 from ..discover import parse_robots_sitemaps
 from ..errors import InvalidURLError
-from ..fetch import (
-    _default_user_agent,
-    _import_httpx,
-    _retry_after,
-    is_private_host,
-    map_exception,
-)
+from ..fetch import _default_user_agent, _retry_after, is_private_host, map_aiohttp_exception
 from ..filters import URLFilter
 from ..model import Alternate, Image, Problem, ProblemHandler, URLEntry
 from ..urls import normalize_url
@@ -48,7 +44,7 @@ from .state import LISTED, CrawlState, ListedRow
 from .stats import CrawlStats
 
 if TYPE_CHECKING:
-    import httpx
+    import aiohttp
 
 __all__ = ["Engine", "entry_from_row"]
 
@@ -70,7 +66,7 @@ class _Answer:
     error: str | None = None
 
     def header_list(self, name: str) -> list[str]:
-        return [] if self.headers is None else list(self.headers.get_list(name))
+        return [] if self.headers is None else list(self.headers.getall(name, []))
 
     def header(self, name: str) -> str:
         return "" if self.headers is None else str(self.headers.get(name, ""))
@@ -154,8 +150,9 @@ class Engine:
         self._recent: dict[str, None] = {}
         self._retry_budget = settings.fetch.retry_budget
         self._last_commit = time.monotonic()
-        self._client: httpx.AsyncClient | None = None
-        self._httpx: Any = None
+        self._session: aiohttp.ClientSession | None = None
+        self._aiohttp: Any = None
+        self._url: Any = None
         self._ready: asyncio.Condition | None = None
         self._allow_private = settings.fetch.allow_private or is_private_host(
             settings.start_url.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[0]
@@ -164,21 +161,27 @@ class Engine:
     # -- the run --------------------------------------------------------------------------
 
     async def run(self) -> None:
-        self._httpx = httpx = _import_httpx()
+        import aiohttp
+        from yarl import URL
+
+        self._aiohttp, self._url = aiohttp, URL
         fetch = self.settings.fetch
         headers = {"User-Agent": self.user_agent, "Accept-Encoding": "gzip, deflate"}
         headers.update(fetch.headers)
         self._ready = asyncio.Condition()
-        async with httpx.AsyncClient(
+        connector = aiohttp.TCPConnector(
+            limit=fetch.concurrency, limit_per_host=fetch.per_host, ttl_dns_cache=300
+        )
+        async with aiohttp.ClientSession(
+            connector=connector,
             headers=headers,
-            timeout=httpx.Timeout(fetch.read_timeout, connect=fetch.connect_timeout),
-            follow_redirects=False,
-            limits=httpx.Limits(
-                max_connections=fetch.concurrency, max_keepalive_connections=fetch.concurrency
+            timeout=aiohttp.ClientTimeout(
+                total=None, sock_connect=fetch.connect_timeout, sock_read=fetch.read_timeout
             ),
+            auto_decompress=False,  # inflated here, under the page cap
             trust_env=False,
-        ) as client:
-            self._client = client
+        ) as session:
+            self._session = session
             try:
                 await self._start()
                 workers = [asyncio.create_task(self._worker()) for _ in range(fetch.concurrency)]
@@ -576,13 +579,12 @@ class Engine:
                 attempt += 1
 
     async def _get(self, url: str, limit: int | None, always_read: bool, retry: bool) -> _Answer:
-        httpx = self._httpx
-        client = self._client
-        assert client is not None
+        aiohttp = self._aiohttp
+        session = self._session
+        assert session is not None
         try:
-            response = await client.send(client.build_request("GET", url), stream=True)
-            try:
-                status = response.status_code
+            async with session.get(self._url(url, encoded=True), allow_redirects=False) as response:
+                status = response.status
                 if retry and (status == 429 or 500 <= status <= 599):
                     raise _Retry(
                         f"HTTP {status}", _retry_after(response.headers.get("retry-after"))
@@ -592,19 +594,19 @@ class Engine:
                 if always_read or (status == 200 and media in self._listed_types):
                     size = limit or self.settings.max_page_bytes
                     answer.body, answer.truncated = await self._read(response, size)
+                    if answer.truncated:
+                        response.close()  # the rest is not wanted: drop the connection
                 return answer
-            finally:
-                await response.aclose()
-        except httpx.HTTPError as exc:
-            message, retried = map_exception(exc)
+        except aiohttp.ClientError as exc:
+            message, retried = map_aiohttp_exception(exc)
             text = f"{message} ({exc})" if str(exc) else message
             if retried and retry:
                 raise _Retry(text) from exc
             return _Answer(error=text)
-        except (httpx.InvalidURL, zlib.error) as exc:
+        except (ValueError, zlib.error) as exc:
             return _Answer(error=f"unreadable: {exc}")
 
-    async def _read(self, response: httpx.Response, limit: int) -> tuple[bytes, bool]:
+    async def _read(self, response: aiohttp.ClientResponse, limit: int) -> tuple[bytes, bool]:
         """The body, inflated, cut at ``limit`` bytes (and whether it was cut)."""
         encoding = response.headers.get("content-encoding", "").strip().lower()
         inflater = (
@@ -614,7 +616,7 @@ class Engine:
         )
         parts: list[bytes] = []
         size = 0
-        async for chunk in response.aiter_raw():
+        async for chunk in response.content.iter_chunked(1 << 16):
             data = inflater.decompress(chunk, limit - size + 1) if inflater else chunk
             parts.append(data)
             size += len(data)

@@ -14,6 +14,7 @@ loses at most the last moment's pages, which the next run fetches again; a clean
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ class ListedRow:
 class CrawlState:
     """The SQLite file of one crawl. Not thread-safe: one thread owns a connection."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         try:
             self.db = sqlite3.connect(self.path, isolation_level="DEFERRED")
