@@ -54,13 +54,13 @@ from scrapy.spiders import CrawlSpider, Rule
 class SiteSpider(CrawlSpider):
     name = "site"
 
-    def __init__(self, start, host, *args, **kwargs):
+    def __init__(self, start, host, netloc, *args, **kwargs):
         self.start_urls = [start]
         self.allowed_domains = [host]
         self.rules = (
             Rule(
                 LinkExtractor(
-                    allow_domains=[host],
+                    allow_domains=[netloc],  # compared with host:port
                     tags=("a", "area", "frame", "iframe"),
                     attrs=("href", "src"),
                 ),
@@ -202,6 +202,7 @@ def count_locs(out: Path) -> int:
 
 
 def compare(site_url: str, expected: int, runs: int, work: Path) -> dict[str, list[Sample]]:
+    work.mkdir(parents=True, exist_ok=True)
     spider = work / "spider.py"
     spider.write_text(SCRAPY_SPIDER)
     host = site_url.split("//", 1)[1].rstrip("/")
@@ -223,6 +224,8 @@ def compare(site_url: str, expected: int, runs: int, work: Path) -> dict[str, li
                 f"start={site_url}",
                 "-a",
                 f"host={host.split(':')[0]}",
+                "-a",
+                f"netloc={host}",
                 "-O",
                 f"{feed}:jsonlines",
                 "-s",
