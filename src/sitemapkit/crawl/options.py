@@ -30,14 +30,17 @@ _DIGITS = re.compile(r"[0-9]+")
 
 
 def url_shape(url: str) -> str:
-    """The pattern a URL is counted under for ``max_per_pattern``: digit runs become ``#``
-    and the query is reduced to its presence.
+    """The pattern a URL is counted under for ``max_per_pattern``: digit runs of the path
+    become ``#`` and the query is reduced to its presence.
 
-    >>> url_shape("https://a.example/calendar/2031/12?view=month&day=3")
-    'https://a.example/calendar/#/#?'
+    >>> url_shape("http://127.0.0.1:8080/calendar/2031/12?view=month&day=3")
+    'http://127.0.0.1:8080/calendar/#/#?'
     """
-    path, question, _query = url.partition("?")
-    return _DIGITS.sub("#", path) + question
+    address, question, _query = url.partition("?")
+    path_start = address.find("/", address.find("://") + 3)
+    if path_start < 0:
+        return address + question
+    return address[:path_start] + _DIGITS.sub("#", address[path_start:]) + question
 
 
 @dataclass(frozen=True, slots=True)
