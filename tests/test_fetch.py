@@ -14,7 +14,14 @@ import httpx
 import pytest
 
 from sitemapkit import Fetcher, FetchError, FetchSettings, UnsafeContentError
-from sitemapkit.fetch import EXCEPTION_MESSAGES, is_private_address, is_private_host, map_exception
+from sitemapkit.fetch import (
+    AIOHTTP_EQUIVALENTS,
+    EXCEPTION_MESSAGES,
+    is_private_address,
+    is_private_host,
+    map_aiohttp_exception,
+    map_exception,
+)
 from tests.fault_server import FaultServer, Route, running
 
 FAST = FetchSettings(connect_timeout=1, read_timeout=0.5, deadline=5, backoff=0.01, max_backoff=1.0)
@@ -264,6 +271,23 @@ def test_exception_table_covers_every_httpx_exception() -> None:
     }
     assert names
     assert names <= set(EXCEPTION_MESSAGES), names - set(EXCEPTION_MESSAGES)
+
+
+def test_aiohttp_table_covers_every_client_error_and_maps_onto_known_messages() -> None:
+    import aiohttp
+
+    names = {
+        name
+        for name, value in vars(aiohttp).items()
+        if inspect.isclass(value) and issubclass(value, aiohttp.ClientError)
+    }
+    assert names
+    assert names <= set(AIOHTTP_EQUIVALENTS), names - set(AIOHTTP_EQUIVALENTS)
+    assert set(AIOHTTP_EQUIVALENTS.values()) <= set(EXCEPTION_MESSAGES)
+    reset = aiohttp.ClientPayloadError("Response payload is not completed")
+    assert map_aiohttp_exception(reset) == ("connection lost while reading", True)
+    assert map_aiohttp_exception(aiohttp.ServerDisconnectedError())[1] is True
+    assert map_aiohttp_exception(ValueError("x")) == ("request failed", False)
 
 
 def test_map_exception_uses_the_most_specific_entry() -> None:
