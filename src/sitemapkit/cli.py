@@ -605,7 +605,7 @@ def http_options(function: F) -> F:
             type=click.IntRange(1, 64),
             default=4,
             show_default=True,
-            help="Files fetched at the same time.",
+            help="Requests at the same time (sitemap files, crawled pages).",
         ),
         click.option(
             "--per-host",

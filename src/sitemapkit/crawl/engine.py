@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
 
 from protego import Protego
 
@@ -55,6 +56,7 @@ _RECENT: Final = 50_000
 _COMMIT_EVERY: Final = 0.5
 _FRONTIER_BATCH: Final = 256
 _DISALLOW_ALL: Final = "User-agent: *\nDisallow: /\n"
+_DRAIN_BYTES: Final = 64 * 1024
 
 
 @dataclass(slots=True)
@@ -155,7 +157,7 @@ class Engine:
         self._url: Any = None
         self._ready: asyncio.Condition | None = None
         self._allow_private = settings.fetch.allow_private or is_private_host(
-            settings.start_url.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[0]
+            urlsplit(settings.start_url).hostname or ""
         )
 
     # -- the run --------------------------------------------------------------------------
@@ -215,8 +217,10 @@ class Engine:
         else:
             self.state.add(start, 0)
             self.stats.queued = 1
-            if self.settings.seed_sitemaps:
-                await self._seed_from_sitemaps(start)
+            self.state.commit()
+        if self.settings.seed_sitemaps and self.state.get("seeded") is None:
+            if await self._seed_from_sitemaps(start):
+                self.state.put("seeded", "1")  # else the next run seeds again (adds are idempotent)
             self.state.commit()
 
     async def _watch(self, workers: list[asyncio.Task[None]]) -> None:
@@ -348,8 +352,9 @@ class Engine:
         else:
             self.stats.exclude(reason)
 
-    async def _seed_from_sitemaps(self, start: str) -> None:
-        """Queue the URLs of the sitemaps named in the start host's robots.txt."""
+    async def _seed_from_sitemaps(self, start: str) -> bool:
+        """Queue the URLs of the sitemaps named in the start host's robots.txt; False when
+        stopped before the end."""
         from ..reader import iter_urls
 
         origin = _origin(start)
@@ -369,10 +374,13 @@ class Engine:
                 return [entry for _, entry in zip(range(batch), entries, strict=False)]
 
             while batch := await asyncio.to_thread(take):
+                if self.stop.is_set():
+                    return False
                 for entry in batch:
                     url = self._normalize(entry.loc)
                     if url is not None:
                         self._add(url, 0)
+        return True
 
     # -- robots.txt and politeness --------------------------------------------------------
 
@@ -596,6 +604,8 @@ class Engine:
                     answer.body, answer.truncated = await self._read(response, size)
                     if answer.truncated:
                         response.close()  # the rest is not wanted: drop the connection
+                elif (length := response.content_length) is not None and length <= _DRAIN_BYTES:
+                    await response.read()  # a small unwanted body: read it, keep the connection
                 return answer
         except aiohttp.ClientError as exc:
             message, retried = map_aiohttp_exception(exc)
