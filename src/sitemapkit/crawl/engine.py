@@ -24,7 +24,6 @@ import threading
 import time
 import zlib
 from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -38,7 +37,7 @@ from ..errors import InvalidURLError
 from ..fetch import _default_user_agent, _retry_after, is_private_host, map_aiohttp_exception
 from ..filters import URLFilter
 from ..model import Alternate, Image, Problem, ProblemHandler, URLEntry
-from ..urls import normalize_url
+from ..urls import URLNormalizer, normalize_url
 from .options import HTML_TYPES, CrawlSettings, url_shape
 from .page import PageInfo, header_directives, link_header_canonical, read_page
 from .state import LISTED, CrawlState, ListedRow
@@ -138,6 +137,9 @@ class Engine:
         self.user_agent = settings.fetch.user_agent or _default_user_agent()
         self._agent = self.user_agent.lower()
         self._filter = URLFilter(settings.filters) if settings.filters else None
+        self._normalizer = URLNormalizer(
+            scope=settings.scopes[0], keep_session_ids=settings.keep_session_ids
+        )
         self._listed_types = settings.listed_types
         self._robots: dict[str, Protego] = {}
         self._robots_locks: dict[str, asyncio.Lock] = {}
@@ -307,10 +309,16 @@ class Engine:
         rule = self._filter.decide(url)
         return (rule.action if rule else self._filter.default) == "include"
 
-    def _discover(self, links: Iterable[str], depth: int, parent_shape: str | None) -> None:
+    def _discover(self, links: list[str], depth: int, parent_shape: str | None) -> None:
+        # The writer's own fast path: links already in normal form inside the start scope
+        # (most of them) skip the full normalisation; the rest get it.
+        results = self._normalizer.normalize_many(links)
         seen_here: set[str] = set()
-        for link in links:
-            url = self._normalize(link)
+        for link, result in zip(links, results, strict=True):
+            if isinstance(result, InvalidURLError):
+                url = self._normalize(link) if result.reason == "out-of-scope" else None
+            else:
+                url = result
             if url is not None and url not in seen_here:
                 seen_here.add(url)
                 self._add(url, depth, parent_shape)

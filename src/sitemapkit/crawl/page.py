@@ -11,7 +11,7 @@ Nothing here normalises URLs: the crawler does that, exactly as the writer does.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urljoin
@@ -81,6 +81,31 @@ def link_header_canonical(values: Iterable[str], url: str) -> str | None:
     return None
 
 
+def _origin(url: str) -> str:
+    """``scheme://authority`` of an absolute URL (empty when there is none)."""
+    scheme_end = url.find("://")
+    if scheme_end < 0:
+        return ""
+    path_start = url.find("/", scheme_end + 3)
+    return url if path_start < 0 else url[:path_start]
+
+
+def _joiner(base: str) -> Callable[[str], str]:
+    """``urljoin(base, href)`` with shortcuts for the two forms most links take: absolute
+    URLs and absolute paths. Anything unusual goes to ``urljoin``; normalisation follows
+    either way, so dot segments and fragments are dealt with there."""
+    origin = _origin(base)
+
+    def join(href: str) -> str:
+        if href.startswith(("http://", "https://")):
+            return href
+        if origin and href.startswith("/") and not href.startswith("//"):
+            return origin + href
+        return urljoin(base, href)
+
+    return join
+
+
 def _parser(encoding: str | None) -> lxml_html.HTMLParser:
     parser = _PARSERS.get(encoding)
     if parser is None:
@@ -129,6 +154,7 @@ def read_page(
         if href and href.strip():
             base = urljoin(url, href.strip())
             break
+    join = _joiner(base)
     for element in root.iter("a", "area", "frame", "iframe", "link", "meta", "img", "title"):
         tag = element.tag
         attribute = _LINK_TAGS.get(tag) if isinstance(tag, str) else None
@@ -138,7 +164,7 @@ def read_page(
                 continue
             if not follow_nofollow and "nofollow" in (element.get("rel") or "").lower().split():
                 continue
-            info.links.append(urljoin(base, target.strip()))
+            info.links.append(join(target.strip()))
         elif tag == "link":
             rel = (element.get("rel") or "").lower().split()
             href = (element.get("href") or "").strip()
