@@ -129,6 +129,7 @@ def test_option_errors_exit_2(
 def test_live_display_text_and_summary(capsys: pytest.CaptureFixture[str]) -> None:
     stats = CrawlStats(fetched=12, queued=3, listed=9, errors=1, excluded={"noindex": 2})
     stats.limits["max-pages"] = "--max-pages of 12 reached"
+    stats.stopped_by = "max-pages"
     text = _CrawlDisplay._render(stats)
     assert "fetched 12  queued 3  listed 9  errors 1" in text
     assert "pages/s" in text
@@ -139,6 +140,7 @@ def test_live_display_text_and_summary(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert "crawled: 12 pages fetched, 9 listed, 1 errors" in out
     assert "limit reached: --max-pages of 12 reached" in out
+    assert "not fetched (max-pages): 3 URLs still queued" in out
 
 
 def slow_site(server: FaultServer, pages: int = 60) -> None:

@@ -781,6 +781,11 @@ class _CrawlDisplay:
             )
             for reason, count in sorted(stats.excluded.items(), key=lambda item: -item[1]):
                 stdout.print(f"  excluded ({reason}): {count:,}", markup=False)
+            if stats.stopped_by is not None and stats.queued:
+                stdout.print(
+                    f"  not fetched ({stats.stopped_by}): {stats.queued:,} URLs still queued",
+                    markup=False,
+                )
             for message in stats.limits.values():
                 stdout.print(f"  limit reached: {message}", markup=False)
 
