@@ -297,3 +297,19 @@ def test_settings_are_checked_at_once() -> None:
     assert settings.scopes == ("http://127.0.0.1/a/", "http://cdn.example/")
     assert settings.in_scope("http://cdn.example/x")
     assert not settings.in_scope("http://127.0.0.1/")
+
+
+def test_extra_host_is_crawled_with_its_own_robots_txt(site: FaultServer) -> None:
+    with running() as other:
+        other.add("/robots.txt", "User-agent: *\nDisallow: /no/\n")
+        other.add("/shop/", page("Shop", "/shop/item.html", "/no/x.html"), headers=crawl_site.HTML)
+        other.add("/shop/item.html", page("Item"), headers=crawl_site.HTML)
+        site.add("/", page("Home", other.url("/shop/")), headers=crawl_site.HTML)
+        host = other.base.split("//", 1)[1]
+        alone = {e.loc for e in crawl(site.url("/"), fetch=quick_fetch())}
+        assert alone == {site.url("/")}
+        assert other.requests == []
+        both = {e.loc for e in crawl(site.url("/"), fetch=quick_fetch(), extra_hosts=(host,))}
+        assert both == {site.url("/"), other.url("/shop/"), other.url("/shop/item.html")}
+        assert other.hits("/robots.txt") == 1
+        assert other.hits("/no/x.html") == 0

@@ -42,6 +42,7 @@ __all__ = [
     "FetchSettings",
     "Fetched",
     "Fetcher",
+    "backoff_delay",
     "is_private_address",
     "is_private_host",
     "map_aiohttp_exception",
@@ -234,6 +235,13 @@ class Fetched:
     status: int
     content_type: str
     body: bytes
+
+
+def backoff_delay(settings: FetchSettings, attempt: int) -> float:
+    """Seconds to wait before retry ``attempt`` (0 for the first): exponential, capped at
+    ``max_backoff``, with half of it random so that clients do not retry in step."""
+    delay = min(settings.max_backoff, settings.backoff * 2.0**attempt)
+    return delay / 2 + random.uniform(0, delay / 2)  # noqa: S311 - jitter only
 
 
 def _import_httpx() -> ModuleType:
@@ -433,8 +441,7 @@ class Fetcher:
                 remaining = deadline - time.monotonic()
                 if attempt >= s.retries or not self._take_retry():
                     raise retry.error from None
-                delay = min(s.max_backoff, s.backoff * (2**attempt))
-                delay = delay / 2 + random.uniform(0, delay / 2)  # noqa: S311 - jitter only
+                delay = backoff_delay(s, attempt)
                 if retry.wait is not None:
                     if retry.wait > min(s.max_backoff, remaining):
                         raise FetchError(

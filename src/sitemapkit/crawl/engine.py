@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import queue
-import random
 import threading
 import time
 import zlib
@@ -34,7 +33,13 @@ from protego import Protego
 
 from ..discover import parse_robots_sitemaps
 from ..errors import InvalidURLError
-from ..fetch import _default_user_agent, _retry_after, is_private_host, map_aiohttp_exception
+from ..fetch import (
+    _default_user_agent,
+    _retry_after,
+    backoff_delay,
+    is_private_host,
+    map_aiohttp_exception,
+)
 from ..filters import URLFilter
 from ..model import Alternate, Image, Problem, ProblemHandler, URLEntry
 from ..urls import URLNormalizer, normalize_url
@@ -585,8 +590,7 @@ class Engine:
                 if self._retry_budget <= 0:
                     return _Answer(error=retry.message)
                 self._retry_budget -= 1
-                delay = min(fetch.max_backoff, fetch.backoff * (2**attempt))
-                delay = delay / 2 + random.uniform(0, delay / 2)  # noqa: S311 - jitter only
+                delay = backoff_delay(fetch, attempt)
                 if retry.wait is not None:
                     if retry.wait > fetch.max_backoff:
                         return _Answer(error=f"{retry.message}; Retry-After is too long")
