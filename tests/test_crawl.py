@@ -313,3 +313,28 @@ def test_extra_host_is_crawled_with_its_own_robots_txt(site: FaultServer) -> Non
         assert both == {site.url("/"), other.url("/shop/"), other.url("/shop/item.html")}
         assert other.hits("/robots.txt") == 1
         assert other.hits("/no/x.html") == 0
+
+
+def test_gzip_bodies_bombs_and_retry_after(site: FaultServer, run: Run) -> None:
+    import gzip
+
+    from tests.fault_server import Route
+
+    packed = gzip.compress(page("Zipped", "/bomb.html", "/busy.html").encode())
+    bomb = gzip.compress(b"<html><title>Bomb</title>" + b" " * 5_000_000)
+    site.add("/zipped.html", packed, headers={**crawl_site.HTML, "Content-Encoding": "gzip"})
+    site.add("/bomb.html", bomb, headers={**crawl_site.HTML, "Content-Encoding": "gzip"})
+    html = {**crawl_site.HTML}
+    site.routes["/busy.html"] = [
+        Route(429, b"slow down", {"Retry-After": "0"}),
+        Route(200, page("Busy").encode(), html),
+    ]
+    crawler, result = run(
+        CrawlSettings(site.url("/zipped.html"), fetch=quick_fetch(), max_page_bytes=100_000)
+    )
+    entries = result["entries"]
+    assert isinstance(entries, dict)
+    assert set(entries) == {site.url(p) for p in ("/zipped.html", "/bomb.html", "/busy.html")}
+    assert entries[site.url("/bomb.html")].title == "Bomb"  # read up to the cap, no further
+    assert crawler.stats.truncated == 1
+    assert site.hits("/busy.html") == 2
