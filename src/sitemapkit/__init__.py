@@ -40,6 +40,7 @@ from .settings import (
     DirectorySource,
     GenerateResult,
     GenerateSettings,
+    SitemapSource,
     URLListSource,
     generate,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "Reader",
     "SitemapError",
     "SitemapRef",
+    "SitemapSource",
     "SitemapWriter",
     "SourceError",
     "StrictError",

@@ -36,6 +36,7 @@ from .settings import (
     DirectorySource,
     GenerateResult,
     GenerateSettings,
+    SitemapSource,
     Source,
     URLListSource,
 )
@@ -169,7 +170,9 @@ def _cli_filters(ctx: click.Context, params: Mapping[str, Any]) -> list[FilterRu
 
 
 def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
-    sources: list[Source] = [
+    # Existing sitemaps first: the first sighting of a URL wins, so their lastmod is kept.
+    sources: list[Source] = [SitemapSource(params["sitemaps"])] if params["sitemaps"] else []
+    sources += [
         URLListSource((path,), format=params["urls_format"], encoding=params["encoding"])
         for path in params["url_lists"]
     ]
@@ -271,6 +274,14 @@ def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> Generate
     "--keep-noindex",
     is_flag=True,
     help="List --dir pages even when they carry a robots noindex meta tag.",
+)
+@click.option(
+    "--sitemap",
+    "sitemaps",
+    multiple=True,
+    metavar="PATH|URL",
+    help="An existing sitemap or index whose entries (with their lastmod) become input; "
+    "local or remote. Repeatable.",
 )
 @click.option(
     "--access-log",
