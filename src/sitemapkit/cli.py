@@ -25,6 +25,7 @@ from rich.console import Console
 from . import __version__
 from .config import load_settings, load_submit_settings, write_example_config
 from .dates import parse_timezone
+from .diff import Change, diff_sitemaps
 from .discover import find_sitemaps
 from .errors import InvalidValueError, SitemapError, StrictError
 from .fetch import DEFAULT_MAX_BYTES, FetchSettings
@@ -810,6 +811,67 @@ def discover_command(site: str, output_format: str, **http: Any) -> None:
             click.echo(item.url)
     if not found:
         _fail(f"{site}: no sitemap found", 1)
+
+
+def _describe_change(change: Change) -> str:
+    if change.kind == "added":
+        return f"+ {change.loc}"
+    if change.kind == "removed":
+        return f"- {change.loc}"
+    old, new = change.old or {}, change.new or {}
+    details = ", ".join(
+        f"{name}: {old.get(name, '-')} -> {new.get(name, '-')}"
+        if name in ("lastmod", "changefreq", "priority")
+        else f"{name} changed"
+        for name in change.fields
+    )
+    return f"~ {change.loc}  ({details})"
+
+
+@cli.command(name="diff", context_settings=CONTEXT_SETTINGS)
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl"]),
+    default="text",
+    show_default=True,
+    help="Lines '+ URL', '- URL', '~ URL (what changed)', or one JSON object a line.",
+)
+@http_options
+def diff_command(old: str, new: str, output_format: str, **http: Any) -> None:
+    """Show the URLs added, removed and changed from OLD to NEW, in constant memory.
+
+    OLD and NEW are anything `sitemapkit ls` reads: files, URLs, indexes, '-'. Exit status:
+    0 no difference, 1 differences, 2 a side could not be read completely (the differences
+    found are still printed).
+
+    \b
+    sitemapkit diff old/sitemap.xml public/sitemap.xml
+    sitemapkit diff https://example.com/sitemap.xml public/sitemap.xml --format jsonl
+    """
+    problems = 0
+
+    def count(problem: Problem) -> None:
+        nonlocal problems
+        problems += 1
+        _print_problem(problem)
+
+    totals = {"added": 0, "removed": 0, "changed": 0}
+    for change in diff_sitemaps(old, new, settings=_settings(http), on_problem=count):
+        totals[change.kind] += 1
+        if output_format == "jsonl":
+            click.echo(json.dumps(change.to_dict(), ensure_ascii=False))
+        else:
+            click.echo(_describe_change(change))
+    summary = ", ".join(f"{count:,} {kind}" for kind, count in totals.items())
+    stderr.print(f"{summary}", markup=False)
+    sys.stdout.flush()
+    if problems:
+        sys.exit(2)
+    if any(totals.values()):
+        sys.exit(1)
 
 
 def _fail(message: str, code: int) -> NoReturn:
