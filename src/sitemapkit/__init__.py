@@ -5,6 +5,7 @@ The public API is re-exported here; modules behind it may change shape.
 
 from .config import load_settings, read_config
 from .dates import format_lastmod, parse_lastmod
+from .diff import Change, diff_sitemaps
 from .discover import DiscoveredSitemap, discover, find_sitemaps
 from .errors import (
     ConfigError,
@@ -62,6 +63,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AccessLogSource",
     "Alternate",
+    "Change",
     "ConfigError",
     "DirectorySource",
     "DiscoveredSitemap",
@@ -104,6 +106,7 @@ __all__ = [
     "WriteResult",
     "__version__",
     "announce",
+    "diff_sitemaps",
     "discover",
     "ensure_indexnow_key",
     "filter_entries",
