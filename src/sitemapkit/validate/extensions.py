@@ -47,9 +47,24 @@ class Model:
     deprecated_attributes: tuple[str, ...] = ()
     deprecated: bool = False
     index: dict[str, int] = field(default_factory=dict, compare=False)
+    #: ``required_after[i]``: some child from position ``i`` on is required.
+    required_after: tuple[bool, ...] = field(default=(), compare=False)
+    #: Attributes to check when the element opens.
+    special: bool = field(default=False, compare=False)
+    #: The key of its value checks: ``{namespace}local``.
+    value_key: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         self.index.update({child: position for position, (child, _, _) in enumerate(self.children)})
+        minimums = [low for _, low, _ in self.children]
+        namespace, _, local = self.name.partition(" ")
+        facts = {
+            "required_after": tuple(any(minimums[i:]) for i in range(len(minimums) + 1)),
+            "special": bool(self.required_attributes or self.deprecated_attributes),
+            "value_key": f"{{{namespace}}}{local}",
+        }
+        for name, value in facts.items():
+            object.__setattr__(self, name, value)
 
 
 def _leaf(namespace: str, local: str, *, attributes: tuple[str, ...] = (),

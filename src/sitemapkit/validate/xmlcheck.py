@@ -19,11 +19,14 @@ from xml.parsers import expat
 
 from ..errors import ParseError, UnsafeContentError
 from ..model import (
+    IMAGE_NS,
     MAX_IMAGES_PER_URL,
     MAX_NEWS_URLS,
+    NEWS_NS,
     PROTOCOL_09,
     PROTOCOL_084,
     VIDEO_NS,
+    XHTML_NS,
     Profile,
 )
 from .extensions import DEPRECATION_RULES, EXTENSION_RULES, MODELS, ROOTS, Model, display_name
@@ -48,12 +51,14 @@ _ATOM_03: Final = "http://purl.org/atom/ns#"
 _MAX_DEPTH: Final = 256
 _CACHE_LIMIT: Final = 50_000
 _SAME_LASTMOD_MIN: Final = 20
-# Text between tags holding a raw ' " or > (E-02); a byte scan, so it is a best effort.
-_RAW_SPECIAL: Final = re.compile(rb">[^<>'\"]*['\">]")
+_HTTP_URL: Final = re.compile(r"https?://[^/?#]", re.IGNORECASE)
+_ABSOLUTE: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
 
 _CORE: Final = ("loc", "lastmod", "changefreq", "priority")
 _VIDEO: Final = f"{VIDEO_NS} video"
+_IMAGE: Final = f"{IMAGE_NS} image"
+_NEWS: Final = f"{NEWS_NS} news"
 _VIDEO_MEDIA: Final = frozenset({f"{VIDEO_NS} content_loc", f"{VIDEO_NS} player_loc"})
 _ENTITY_NAMES: Final = {"'": "&apos;", '"': "&quot;", ">": "&gt;"}
 _ESCAPING_ERRORS: Final = frozenset(
@@ -156,6 +161,7 @@ class _Checker:
         self.core_names: dict[str, int] = {}
         self.entry_name = ""
         self.max_entries = 0
+        self.root_models: dict[str, Model] = {}
 
     # -- feeding ----------------------------------------------------------------------------
 
@@ -163,8 +169,6 @@ class _Checker:
         parser = self.parser
         checked = self.checked
         first = True
-        line_base = 0
-        scan_specials = True
         try:
             for chunk in chunks:
                 if first:
@@ -173,18 +177,8 @@ class _Checker:
                         self.add("SM-F04", "the file starts with a UTF-8 byte order mark", 1, 1)
                     elif chunk.startswith(_UTF16_BOMS):
                         self.add("SM-F02", "the file is UTF-16, not UTF-8", 1, 1)
-                        scan_specials = False
                 self.chunk, self.chunk_start = chunk, checked.bytes
                 checked.bytes += len(chunk)
-                if scan_specials:
-                    for match in _RAW_SPECIAL.finditer(chunk):
-                        end = match.end() - 1
-                        line = line_base + chunk.count(b"\n", 0, end) + 1
-                        column = end - chunk.rfind(b"\n", 0, end)
-                        char = chr(chunk[end])
-                        self.add("SM-E02", f"raw {char!r} in text; write "
-                                 f"{_ENTITY_NAMES[char]}", line, column)
-                    line_base += chunk.count(b"\n")
                 parser.Parse(chunk, False)
             parser.Parse(b"", True)
         except expat.ExpatError as error:
@@ -213,8 +207,8 @@ class _Checker:
         if error.code == _INVALID_TOKEN and self._bad_utf8_at():
             self.add("SM-F02", "the bytes are not valid UTF-8 here", line, column)
             return
-        in_text = self.capture or (self.frames and self.frames[-1].model is not None
-                                   and self.frames[-1].model.text)
+        model = self.frames[-1].model if self.frames else None
+        in_text = self.capture or (model is not None and model.text)
         if in_text and error.code in _ESCAPING_ERRORS:
             if self.capture == 1:
                 self.add("SM-L04", f"<loc> holds a raw '&' or '<' ({message}); write &amp; "
@@ -286,6 +280,8 @@ class _Checker:
             self.max_entries = self.profile.max_sitemaps if index else self.profile.max_urls
             self.locations = LocationChecker(self.collector, location=self.location,
                                              tree=self.tree, index=index, legacy=self.legacy)
+            if not index and not self.legacy:
+                self.root_models = {root: MODELS[root] for root in ROOTS}
             self._check_root_attributes(attributes, index, line, column)
             if self.top_level and self.location:
                 self._check_placement("SM-S01", line, column)
@@ -350,21 +346,47 @@ class _Checker:
         depth = self.depth = self.depth + 1
         if self.texts:
             self._stray_text(depth - 1)
-        if self.frames:
-            self._deep(name, attributes)
+        frames = self.frames
+        if frames:
+            self._deep(name, attributes, frames)
         elif depth == 3:
             position = self.core_names.get(name)
             if position is not None:
                 self._core(position, name, attributes)
-            else:
+                return
+            model = self.root_models.get(name)
+            if model is None:
                 self._entry_child(name, attributes)
+                return
+            self.extended = True
+            name = model.name
+            if name == _LINK:
+                href = attributes.get("href")
+                if not (href and href.startswith(("https://", "http://"))
+                        and attributes.get("rel") == "alternate" and attributes.get("hreflang")):
+                    self._attributes(model, attributes, *self._position())
+                frames.append(_LINK_FRAME)
+                return
+            parser = self.parser
+            line, column = parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
+            if name == _IMAGE:
+                self.images += 1
+                if self.images == MAX_IMAGES_PER_URL + 1:
+                    self.add("SM-IMG-02", f"more than {MAX_IMAGES_PER_URL:,} <image:image> in "
+                             "one <url>", line, column)
+            elif name == _NEWS:
+                self.news_urls += 1
+                if self.news_urls == MAX_NEWS_URLS + 1:
+                    self.add("SM-NEWS-02", f"more than {MAX_NEWS_URLS:,} news URLs in one "
+                             "sitemap; split them and use an index", line, column)
+            frames.append(_Frame(model, line, column))
         elif depth == 2:
             if name == self.entry_name:
                 self._open_entry(attributes)
             else:
                 self._top_child(name, attributes)
         else:
-            self._deep(name, attributes)
+            self._deep(name, attributes, frames)
 
     def _open_entry(self, attributes: dict[str, str]) -> None:
         checked = self.checked
@@ -435,7 +457,7 @@ class _Checker:
             self._unknown_namespace(namespace, name, line, column)
             self.frames.append(_Frame(None, line, column))
             return
-        self._extension_root(name, namespace, attributes, line, column, in_url=True)
+        self._extension_root(name, namespace, attributes, line, column)
 
     def _unknown_namespace(self, namespace: str, name: str, line: int, column: int) -> None:
         if namespace not in self.unknown_namespaces:
@@ -446,7 +468,7 @@ class _Checker:
                      f"{where or 'is unknown'}; not validated", line, column)
 
     def _extension_root(self, name: str, namespace: str, attributes: dict[str, str], line: int,
-                        column: int, *, in_url: bool) -> None:
+                        column: int) -> None:
         rule = EXTENSION_RULES.get(namespace)
         if rule is None:
             self._unknown_namespace(namespace, name, line, column)
@@ -457,16 +479,6 @@ class _Checker:
             self.add(rule, f"<{display_name(name)}> cannot stand directly in <url>", line, column)
             self.frames.append(_Frame(None, line, column))
             return
-        if in_url and model.rule == "SM-IMG-01":
-            self.images += 1
-            if self.images == MAX_IMAGES_PER_URL + 1:
-                self.add("SM-IMG-02", f"more than {MAX_IMAGES_PER_URL:,} <image:image> in one "
-                         "<url>", line, column)
-        elif in_url and model.rule == "SM-NEWS-01":
-            self.news_urls += 1
-            if self.news_urls == MAX_NEWS_URLS + 1:
-                self.add("SM-NEWS-02", f"more than {MAX_NEWS_URLS:,} news URLs in one sitemap; "
-                         "split them and use an index", line, column)
         self._attributes(model, attributes, line, column)
         self.frames.append(_Frame(model, line, column))
 
@@ -490,7 +502,7 @@ class _Checker:
             self.add("SM-HREF-01", f'<xhtml:link> has rel="{rel}"; hreflang links use '
                      'rel="alternate"', line, column)
         href = attributes.get("href", "").strip()
-        if href and not re.match(r"https?://[^/?#]", href, re.IGNORECASE):
+        if href and not href.startswith(("https://", "http://")) and not _HTTP_URL.match(href):
             self.add("SM-HREF-01", f"<xhtml:link> href {href[:200]!r} is not a fully-qualified "
                      "http(s) URL", line, column)
 
@@ -511,17 +523,16 @@ class _Checker:
             self.add("SM-U06", f"<{display_name(name)}> after the first entry; extension "
                      f"elements of <{self.checked.kind}> must come before it", line, column)
         elif not index and not self.legacy:
-            self._extension_root(name, namespace, attributes, line, column, in_url=False)
+            self._extension_root(name, namespace, attributes, line, column)
             return
         else:
             self._unknown_namespace(namespace, name, line, column)
         self.frames.append(_Frame(None, line, column))
 
-    def _deep(self, name: str, attributes: dict[str, str]) -> None:
+    def _deep(self, name: str, attributes: dict[str, str], frames: list[_Frame]) -> None:
         if self.depth > _MAX_DEPTH:
             raise _Stop("SM-F01", f"elements nested deeper than {_MAX_DEPTH} levels; refused",
                         *self._position())
-        frames = self.frames
         if not frames:
             # An element inside loc, lastmod, changefreq or priority.
             line, column = self._position()
@@ -535,11 +546,11 @@ class _Checker:
         frame = frames[-1]
         model = frame.model
         if model is None:
-            frames.append(_Frame(None, 0, 0))
+            frames.append(_IGNORED)
             return
-        line, column = self._position()
         position = model.index.get(name)
         if position is None:
+            line, column = self._position()
             if model.children:
                 message = (f"<{display_name(name)}> cannot stand inside "
                            f"<{display_name(model.name)}>")
@@ -549,18 +560,26 @@ class _Checker:
             self.add(model.rule, message, line, column)
             frames.append(_Frame(None, line, column))
             return
-        self._sequence_step(frame, model, position, line, column)
+        seen = frame.seen
+        if position == seen + 1 and (seen < 0 or frame.count >= model.children[seen][1]):
+            frame.seen = position
+            frame.count = 1
+        else:
+            self._sequence_step(frame, model, position, *self._position())
         if name in _VIDEO_MEDIA:
             frame.media = True
-        child = MODELS.get(name)
-        if child is not None:
+        child = MODELS[name]
+        if child.special or child.deprecated:
+            line, column = self._position()
             if child.deprecated:
                 namespace = name.rpartition(" ")[0]
                 self.add(DEPRECATION_RULES[namespace], f"<{display_name(name)}> is deprecated "
                          "and has no effect since 2022-08-06", line, column)
-            if child.required_attributes or child.deprecated_attributes:
-                self._attributes(child, attributes, line, column)
-        frames.append(_Frame(child, line, column))
+            self._attributes(child, attributes, line, column)
+        if child.children:
+            frames.append(_Frame(child, *self._position()))
+        else:
+            frames.append(_LEAF_FRAMES[name])
 
     def _sequence_step(self, frame: _Frame, model: Model, position: int, line: int,
                        column: int) -> None:
@@ -596,11 +615,13 @@ class _Checker:
         depth = self.depth
         self.depth = depth - 1
         texts = self.texts
-        if depth == 3 and self.capture:
+        if self.capture and depth == 3:
             text = "".join(texts) if len(texts) != 1 else texts[0]
             texts.clear()
             position = self.capture
             self.capture = 0
+            if "'" in text or '"' in text or ">" in text:
+                self._raw_specials(text, self.value_line, self.value_column)
             if position == 1:
                 self._loc(text)
             elif position == 2:
@@ -613,7 +634,7 @@ class _Checker:
                 self._priority(text)
             return
         if self.frames:
-            self._end_frame(name)
+            self._end_frame()
         elif depth == 2:
             if texts:
                 self._stray_text(2)
@@ -622,6 +643,33 @@ class _Checker:
             if texts:
                 self._stray_text(1)
         texts.clear()
+
+    def _raw_specials(self, text: str, line: int, column: int) -> None:
+        """E-02: the value holds ' " or >; were they escaped in the bytes? (rare path)"""
+        chunk = self.chunk
+        stop = self.parser.CurrentByteIndex - self.chunk_start
+        start = chunk.rfind(b"<", 0, stop) if 0 < stop <= len(chunk) else -1
+        if start < 0:
+            return
+        segment = chunk[start:stop]
+        if segment.startswith(b"<![CDATA["):
+            return
+        quote = 0
+        for position, byte in enumerate(segment):
+            if quote:
+                if byte == quote:
+                    quote = 0
+            elif byte in (0x22, 0x27):
+                quote = byte
+            elif byte == 0x3E:
+                raw = segment[position + 1 :]
+                break
+        else:
+            return
+        for char in ("'", '"', ">"):
+            if char in text and char.encode() in raw:
+                self.add("SM-E02", f"raw {char!r} in a value; the protocol escapes it as "
+                         f"{_ENTITY_NAMES[char]}", line, column)
 
     def _loc(self, text: str) -> None:
         assert self.locations is not None
@@ -666,29 +714,35 @@ class _Checker:
             else:
                 self.add("SM-U02", "<url> has no <loc>", self.entry_line, self.entry_column)
 
-    def _end_frame(self, name: str) -> None:
+    def _end_frame(self) -> None:
         frame = self.frames.pop()
         model = frame.model
         texts = self.texts
         if model is None:
             texts.clear()
             return
-        line, column = frame.line, frame.column
         if texts:
             text = "".join(texts)
             texts.clear()
-            if not model.text and not text.isspace():
-                self.add(model.rule, f"<{display_name(model.name)}> cannot hold text", line,
-                         column)
-            elif model.text:
-                for check in value_checks(f"{{{name.replace(' ', '}')}"):
+            line, column = (frame.line, frame.column) if frame.line else self._position()
+            if not model.text:
+                if not text.isspace():
+                    self.add(model.rule, f"<{display_name(model.name)}> cannot hold text",
+                             line, column)
+            else:
+                if "'" in text or '"' in text or ">" in text:
+                    self._raw_specials(text, line, column)
+                for check in value_checks(model.value_key):
                     for rule, message, severity in check(text, self.legacy):
                         self.add(rule, message, line, column, severity)
-        if model.children:
-            self._missing(frame, model, frame.seen, len(model.children), line, column)
+        children = model.children
+        if children:
+            seen = frame.seen
+            if (seen >= 0 and frame.count < children[seen][1]) or model.required_after[seen + 1]:
+                self._missing(frame, model, seen, len(children), frame.line, frame.column)
             if model.name == _VIDEO and not frame.media:
                 self.add("SM-VID-02", "<video:video> needs <video:content_loc> or "
-                         "<video:player_loc>", line, column)
+                         "<video:player_loc>", frame.line, frame.column)
 
     def _stray_text(self, depth: int) -> None:
         texts = self.texts
@@ -771,7 +825,7 @@ class _Checker:
             return
         link = self.feed_link
         line, column = self.feed_position
-        if self.location and not re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", link.strip()):
+        if self.location and not _ABSOLUTE.match(link.strip()):
             link = urljoin(self.location, link.strip())
         self.locations.check(link, line, column)
 
@@ -812,6 +866,14 @@ class _Checker:
             assert self.first_priority is not None
             self.add("SM-P03", f"all {urls:,} URLs have priority {self.first_priority.strip()}; "
                      "a priority only means something relative to others", line, column)
+
+
+_IGNORED: Final = _Frame(None, 0, 0)
+# Leaves have no state of their own: one shared frame each; messages use the end position.
+_LEAF_FRAMES: Final = {name: _Frame(model, 0, 0) for name, model in MODELS.items()
+                       if not model.children}
+_LINK: Final = f"{XHTML_NS} link"
+_LINK_FRAME: Final = _LEAF_FRAMES[_LINK]
 
 
 def check_xml(chunks: Iterable[bytes], collector: Collector, *, location: str | None = None,
