@@ -28,6 +28,7 @@ from .model import (
 )
 from .sources import from_directory, from_urllist
 from .urls import URLNormalizer, iri_to_uri, normalize_url
+from .validate import Issue, Report, Severity, validate
 from .writer import SitemapWriter, WriteResult
 
 __version__ = "0.1.0"
@@ -38,11 +39,14 @@ __all__ = [
     "Image",
     "InvalidURLError",
     "InvalidValueError",
+    "Issue",
     "LimitError",
     "News",
     "ParseError",
     "Problem",
     "PublishError",
+    "Report",
+    "Severity",
     "SitemapError",
     "SitemapRef",
     "SitemapWriter",
@@ -61,4 +65,5 @@ __all__ = [
     "iri_to_uri",
     "normalize_url",
     "parse_lastmod",
+    "validate",
 ]

@@ -11,13 +11,17 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
-from xml.sax.saxutils import escape, quoteattr
-
+from ..markup import escape
 from .rules import RULES, Severity
 
 __all__ = ["FORMATS", "Collector", "Issue", "Report", "format_report"]
 
 FORMATS: Final = ("text", "json", "junit", "sarif")
+
+
+def quoteattr(value: str) -> str:
+    """An XML attribute value in double quotes (xml.sax.saxutils would import urllib.request)."""
+    return f'"{escape(value)}"'
 
 
 @dataclass(frozen=True, slots=True)
