@@ -423,16 +423,20 @@ class _Checker:
         local = _CORE[position - 1]
         if position == 1:
             rule = "SM-I02" if index else "SM-U02"
-            self.add(rule, "more than one <loc> in this entry" if self.has_loc
-                     else "<loc> must come first", line, column)
+            if self.has_loc:
+                self.add(rule, "more than one <loc> in this entry", line, column)
+            else:
+                rule = "SM-I02" if index else ("SM-U06" if self.extended else "SM-U04")
+                self.add(rule, "<loc> must come first", line, column,
+                         _warning_if(self.legacy and not self.extended))
             self.has_loc = True
             return
         rule = "SM-I02" if index else "SM-U04"
         if position == stage:
             self.add(rule, f"more than one <{local}> in this entry", line, column)
         elif self.extended:
-            self.add(rule, f"<{local}> after extension elements; the core elements come first",
-                     line, column)
+            self.add("SM-I02" if index else "SM-U06", f"<{local}> after extension elements; "
+                     "extensions come after the core elements", line, column)
         else:
             severity = _warning_if(self.legacy)
             self.add(rule, f"<{local}> is out of order: the order is "
