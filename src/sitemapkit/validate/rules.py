@@ -288,7 +288,7 @@ def value_checks(element: str) -> list[ValueCheck]:
 
 # A loc that matches this and passes the length and %-escape tests needs no closer look.
 CLEAN_URL: Final = re.compile(
-    r"https?://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?:[/?#][A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]]*)?"
+    r"https?://[A-Za-z0-9.\-]+(?::[0-9]{1,4})?(?:[/?#][A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]]*)?"
 )
 _BAD_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*):")
