@@ -102,45 +102,110 @@ def _print_summary(result: WriteResult, problems: int) -> None:
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
-@click.option("--base-url", required=True, metavar="URL",
-              help="Where OUT is served; relative URLs resolve against it and every URL must "
-              "lie under it.")
-@click.option("--out", "out_dir", required=True, metavar="DIR",
-              type=click.Path(file_okay=False, path_type=Path),
-              help="Output folder (created if missing; published atomically).")
-@click.option("--urls", "url_lists", multiple=True, metavar="FILE",
-              help="URL list: .txt, .csv, .tsv or .jsonl, optionally .gz; '-' for stdin. "
-              "Repeatable.")
-@click.option("--urls-format", type=click.Choice(["auto", "txt", "csv", "tsv", "jsonl"]),
-              default="auto", show_default=True, help="Format of the --urls files.")
-@click.option("--encoding", default="utf-8", show_default=True,
-              help="Text encoding of the --urls files.")
-@click.option("--dir", "folders", multiple=True, metavar="DIR",
-              type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Folder of static files mapped under --base-url. Repeatable.")
-@click.option("--include", multiple=True, metavar="GLOB",
-              help=f"Files of --dir to list [default: {', '.join(DEFAULT_INCLUDE)}].")
+@click.option(
+    "--base-url",
+    required=True,
+    metavar="URL",
+    help="Where OUT is served; relative URLs resolve against it and every URL must lie under it.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    metavar="DIR",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Output folder (created if missing; published atomically).",
+)
+@click.option(
+    "--urls",
+    "url_lists",
+    multiple=True,
+    metavar="FILE",
+    help="URL list: .txt, .csv, .tsv or .jsonl, optionally .gz; '-' for stdin. Repeatable.",
+)
+@click.option(
+    "--urls-format",
+    type=click.Choice(["auto", "txt", "csv", "tsv", "jsonl"]),
+    default="auto",
+    show_default=True,
+    help="Format of the --urls files.",
+)
+@click.option(
+    "--encoding", default="utf-8", show_default=True, help="Text encoding of the --urls files."
+)
+@click.option(
+    "--dir",
+    "folders",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Folder of static files mapped under --base-url. Repeatable.",
+)
+@click.option(
+    "--include",
+    multiple=True,
+    metavar="GLOB",
+    help=f"Files of --dir to list [default: {', '.join(DEFAULT_INCLUDE)}].",
+)
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Files of --dir to leave out.")
-@click.option("--keep-noindex", is_flag=True,
-              help="List --dir pages even when they carry a robots noindex meta tag.")
-@click.option("--gzip/--no-gzip", default=True, show_default=True,
-              help="Compress the children of an index.")
-@click.option("--max-urls", type=click.IntRange(1), metavar="N",
-              help="URLs per file [default: the protocol limit, 50,000].")
-@click.option("--max-bytes", type=click.IntRange(1), metavar="N",
-              help="Uncompressed bytes per file [default: the protocol limit].")
-@click.option("--name", default="sitemap", show_default=True,
-              help="File name stem: NAME.xml, NAME-00001-<hash>.xml.gz, ...")
-@click.option("--format", "output_format", type=click.Choice(["xml", "txt"]), default="xml",
-              show_default=True, help="XML sitemaps or text sitemaps.")
-@click.option("--protocol", type=click.Choice(["0.9", "0.84"]), default="0.9",
-              show_default=True, help="sitemaps.org 0.9, or Google's older 0.84.")
-@click.option("--keep-session-ids", is_flag=True,
-              help="Keep session parameters (PHPSESSID, jsessionid, sid, ...) in URLs.")
-@click.option("--timezone", "assume_tz", callback=_timezone, metavar="TZ",
-              help="Zone for times given without one (UTC, +02:00, Europe/Paris).")
-@click.option("--strict", is_flag=True,
-              help="Fail (exit 1, nothing published) on any left-out URL or bad input row.")
+@click.option(
+    "--keep-noindex",
+    is_flag=True,
+    help="List --dir pages even when they carry a robots noindex meta tag.",
+)
+@click.option(
+    "--gzip/--no-gzip", default=True, show_default=True, help="Compress the children of an index."
+)
+@click.option(
+    "--max-urls",
+    type=click.IntRange(1),
+    metavar="N",
+    help="URLs per file [default: the protocol limit, 50,000].",
+)
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(1),
+    metavar="N",
+    help="Uncompressed bytes per file [default: the protocol limit].",
+)
+@click.option(
+    "--name",
+    default="sitemap",
+    show_default=True,
+    help="File name stem: NAME.xml, NAME-00001-<hash>.xml.gz, ...",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["xml", "txt"]),
+    default="xml",
+    show_default=True,
+    help="XML sitemaps or text sitemaps.",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice(["0.9", "0.84"]),
+    default="0.9",
+    show_default=True,
+    help="sitemaps.org 0.9, or Google's older 0.84.",
+)
+@click.option(
+    "--keep-session-ids",
+    is_flag=True,
+    help="Keep session parameters (PHPSESSID, jsessionid, sid, ...) in URLs.",
+)
+@click.option(
+    "--timezone",
+    "assume_tz",
+    callback=_timezone,
+    metavar="TZ",
+    help="Zone for times given without one (UTC, +02:00, Europe/Paris).",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 1, nothing published) on any left-out URL or bad input row.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def generate(
     base_url: str,
@@ -173,19 +238,34 @@ def generate(
         raise click.UsageError("give at least one source: --urls FILE or --dir DIR")
     problems = ProblemPrinter(strict=strict)
     sources: list[Iterable[URLEntry]] = [
-        from_urllist(path, format=urls_format, encoding=encoding, assume_tz=assume_tz,
-                     on_problem=problems)
+        from_urllist(
+            path, format=urls_format, encoding=encoding, assume_tz=assume_tz, on_problem=problems
+        )
         for path in url_lists
     ]
     sources += [
-        from_directory(folder, base_url=base_url, include=include or DEFAULT_INCLUDE,
-                       exclude=exclude, skip_noindex=not keep_noindex, on_problem=problems)
+        from_directory(
+            folder,
+            base_url=base_url,
+            include=include or DEFAULT_INCLUDE,
+            exclude=exclude,
+            skip_noindex=not keep_noindex,
+            on_problem=problems,
+        )
         for folder in folders
     ]
     with SitemapWriter(
-        out_dir, base_url=base_url, gzip=gzip, max_urls=max_urls, max_bytes=max_bytes,
-        name=name, format=output_format, protocol=protocol,
-        keep_session_ids=keep_session_ids, strict=strict, assume_tz=assume_tz,
+        out_dir,
+        base_url=base_url,
+        gzip=gzip,
+        max_urls=max_urls,
+        max_bytes=max_bytes,
+        name=name,
+        format=output_format,
+        protocol=protocol,
+        keep_session_ids=keep_session_ids,
+        strict=strict,
+        assume_tz=assume_tz,
     ) as writer:
         entries = itertools.chain.from_iterable(sources)
         writer.add_all(entries if quiet else _with_progress(entries, "generating"))

@@ -39,8 +39,12 @@ __all__ = [
 XML_DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 #: Prefix used for each extension namespace, in the order they are declared.
-EXTENSION_PREFIXES: Final = {IMAGE_NS: "image", VIDEO_NS: "video", NEWS_NS: "news",
-                             XHTML_NS: "xhtml"}
+EXTENSION_PREFIXES: Final = {
+    IMAGE_NS: "image",
+    VIDEO_NS: "video",
+    NEWS_NS: "news",
+    XHTML_NS: "xhtml",
+}
 
 _ESCAPES: Final = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"}
@@ -78,7 +82,7 @@ def urlset_open(
         if ns in set(namespaces)
     )
     return (
-        f'{XML_DECLARATION}{_stylesheet(stylesheet)}'
+        f"{XML_DECLARATION}{_stylesheet(stylesheet)}"
         f'<urlset xmlns="{profile.namespace}"{declarations}>\n'
     )
 
@@ -88,10 +92,7 @@ def urlset_close() -> str:
 
 
 def sitemapindex_open(profile: Profile, *, stylesheet: str | None = None) -> str:
-    return (
-        f'{XML_DECLARATION}{_stylesheet(stylesheet)}'
-        f'<sitemapindex xmlns="{profile.namespace}">\n'
-    )
+    return f'{XML_DECLARATION}{_stylesheet(stylesheet)}<sitemapindex xmlns="{profile.namespace}">\n'
 
 
 def render_index(

@@ -47,7 +47,9 @@ XHTML_NS: Final = "http://www.w3.org/1999/xhtml"
 MOBILE_NS: Final = "http://www.google.com/schemas/sitemap-mobile/1.0"
 
 #: The seven values of ``<changefreq>`` (PROTOCOL.md C-01).
-CHANGEFREQS: Final = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
+CHANGEFREQS: Final = frozenset(
+    {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
+)
 
 MAX_IMAGES_PER_URL: Final = 1_000
 MAX_NEWS_URLS: Final = 1_000

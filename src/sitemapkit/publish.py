@@ -55,8 +55,9 @@ class Staging:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise PublishError(f"cannot create the output folder: {exc}",
-                               source=str(out_dir)) from exc
+            raise PublishError(
+                f"cannot create the output folder: {exc}", source=str(out_dir)
+            ) from exc
         if not out_dir.is_dir():
             raise PublishError("not a folder", source=str(out_dir))
         self._prefix = f".{out_dir.name}.{name}.sitemapkit-"
@@ -68,15 +69,19 @@ class Staging:
     def _acquire_lock(self) -> None:
         lock_path = self.out_dir.parent / f"{self._prefix}lock"
         try:
-            self._lock = open(lock_path, "ab")  # noqa: SIM115 - held until release()
-            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError as exc:
+            lock = open(lock_path, "ab")  # noqa: SIM115 - held until release()
+        except OSError as exc:
+            raise PublishError(
+                f"cannot lock the output folder: {exc}", source=str(self.out_dir)
+            ) from exc
+        try:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            lock.close()
             raise PublishError(
                 "another sitemapkit run is writing this folder", source=str(self.out_dir)
             ) from exc
-        except OSError as exc:
-            raise PublishError(f"cannot lock the output folder: {exc}",
-                               source=str(self.out_dir)) from exc
+        self._lock = lock
 
     def _remove_leftovers(self) -> None:
         """Staging folders of runs that were killed (we hold the lock, so none is active)."""

@@ -51,7 +51,6 @@ _HOST_CHARS = re.compile(r"[a-z0-9\-._~!$&'()*+,;=]+")
 _CLEAN_BYTES: Final = (
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%"
 )
-_CLEAN_BYTES_NL: Final = _CLEAN_BYTES + b"\n"
 
 #: Query parameters that carry a session, compared case-insensitively (sitemaps.org asks for
 #: URLs without session ids; these are the names PHP, Java, ASP, ColdFusion and frameworks use).
@@ -59,7 +58,7 @@ SESSION_PARAMS: Final = frozenset(
     {"phpsessid", "jsessionid", "sid", "sessionid", "session_id", "cfid", "cftoken"}
 )
 _SESSION_PREFIXES: Final = ("aspsessionid",)
-_SESSION_HINTS: Final = ("sid", "session", "cfid", "cftoken")
+_SESSION_HINTS: Final = ("sid", "session", "cf")
 _PATH_SESSION = re.compile(r";jsessionid=[^/?#;]*", re.IGNORECASE)
 
 
@@ -111,15 +110,21 @@ def _encode_host(host: str) -> str:
         return host.lower()
     if host.isascii():
         lowered = host.lower()
-        if not _HOST_CHARS.fullmatch(lowered):
+        labels = lowered.removesuffix(".").split(".")
+        if (
+            not _HOST_CHARS.fullmatch(lowered)
+            or len(lowered) > 253
+            or any(not 0 < len(label) <= 63 for label in labels)
+        ):
             raise InvalidURLError(f"bad host name {host!r}", reason="host")
         if "xn--" not in lowered:
             return lowered
     try:
         return idna.encode(host, uts46=True, transitional=False).decode("ascii")
     except idna.IDNAError as exc:
-        raise InvalidURLError(f"host name cannot be IDNA-encoded: {host!r} ({exc})",
-                              reason="host") from exc
+        raise InvalidURLError(
+            f"host name cannot be IDNA-encoded: {host!r} ({exc})", reason="host"
+        ) from exc
 
 
 def _split(url: str) -> tuple[str, str, str, str, str]:
@@ -171,8 +176,9 @@ def iri_to_uri(iri: str) -> str:
     result = scheme + ":"
     if authority or iri[len(scheme) + 1 :].startswith("//"):
         userinfo, at, hostport = authority.rpartition("@")
-        host, colon, port = hostport.rpartition(":") if not hostport.endswith("]") else (
-            hostport, "", "")
+        host, colon, port = (
+            hostport.rpartition(":") if not hostport.endswith("]") else (hostport, "", "")
+        )
         if not colon or not port.isdigit():
             host, colon, port = hostport, "", ""
         if host and not host.isascii():
@@ -285,18 +291,28 @@ class URLNormalizer:
         lowered = url.lower()
         return not any(hint in lowered for hint in _SESSION_HINTS)
 
-    def _batch_is_clean(self, urls: Sequence[str]) -> bool:
-        joined = "\n".join(urls)
-        if not joined.isascii() or len(joined) > 4_000_000:
+    def batch_is_normal(self, urls: Sequence[str]) -> bool:
+        """True when every URL is already in normal form and in scope.
+
+        A handful of C-level scans over the batch joined by spaces (a space cannot appear in
+        a normal URL, so the joined text tells where every URL starts and ends).
+        """
+        if not self.scope or not urls:
             return False
-        if joined.encode("ascii").translate(None, _CLEAN_BYTES_NL):
+        joined = " ".join(urls)
+        if not joined.isascii():
             return False
         count = len(urls)
-        if joined.count("\n") != count - 1 or max(map(len, urls)) > MAX_URL_LENGTH:
-            return False
-        if ("\n" + joined).count("\n" + self.scope) != count:
-            return False
-        if "?\n" in joined or joined.endswith("?") or "/." in joined or ("%" in joined and _BAD_PERCENT.search(joined)):
+        leftover = joined.encode("ascii").translate(None, _CLEAN_BYTES)
+        if len(leftover) != count - 1 or leftover.strip(b" "):
+            return False  # a character a normal URL cannot hold
+        if (" " + joined).count(" " + self.scope) != count:
+            return False  # outside the scope, or not lower-case scheme and host
+        if max(map(len, urls)) > MAX_URL_LENGTH or "/." in joined:
+            return False  # too long, or a dot segment to resolve
+        if "? " in joined or joined.endswith("?"):
+            return False  # an empty query, which normalisation drops
+        if "%" in joined and _BAD_PERCENT.search(joined):
             return False
         if self.keep_session_ids:
             return True
@@ -305,7 +321,7 @@ class URLNormalizer:
 
     def normalize_many(self, urls: Sequence[str]) -> list[str | InvalidURLError]:
         """Normalise a batch; a URL that is left out comes back as its error instead."""
-        if self.scope and self._batch_is_clean(urls):
+        if self.batch_is_normal(urls):
             return list(urls)
         results: list[str | InvalidURLError] = []
         for url in urls:

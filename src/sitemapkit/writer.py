@@ -7,11 +7,13 @@ rendered in batches, written out in chunks, and never kept.
 
 from __future__ import annotations
 
-import enum
 import os
-from collections.abc import Iterable, Mapping
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, tzinfo
+from itertools import accumulate, chain, repeat
+from operator import add
 from pathlib import Path
 from types import TracebackType
 from typing import Final, Literal, Self
@@ -46,11 +48,6 @@ _CHUNK_ENTRIES: Final = 2048
 _MIN_BYTES: Final = 4096
 
 LastmodInput = str | date | datetime | None
-
-
-class _State(enum.Enum):
-    OPEN = "open"
-    CLOSED = "closed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +85,7 @@ class _OpenFile:
     newest: float = float("-inf")
     newest_text: str | None = None
     chunk: list[str] = field(default_factory=list)
+    pending: int = 0  # entries in ``chunk``
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,8 +95,20 @@ class _Child:
     lastmod: str | None
 
 
-# One queued entry: lastmod text, lastmod timestamp, changefreq, priority text, extensions.
-_Meta = tuple[str | None, float | None, str | None, str | None, URLEntry | None]
+# A lastmod as written and as a timestamp; no lastmod sorts before every date.
+_Lastmod = tuple[str | None, float]
+_NO_LASTMOD: Final[_Lastmod] = (None, float("-inf"))
+# changefreq, priority text and the entry carrying extensions, for the entries that have any.
+_Extras = tuple[str | None, str | None, URLEntry | None]
+
+
+def _joiner(texts: list[str]) -> Callable[[slice], str]:
+    """A ``render`` for :meth:`SitemapWriter._place` over entries rendered one by one."""
+
+    def render(part: slice) -> str:
+        return "".join(texts[part])
+
+    return render
 
 
 class SitemapWriter:
@@ -176,15 +186,18 @@ class SitemapWriter:
         self._compress_level = compress_level
         self._suffix = ".txt" if format == "txt" else ".xml"
         self._fingerprints = FingerprintSet()
-        self._lastmods: dict[object, tuple[str, float]] = {}
+        self._lastmods: dict[object, _Lastmod] = {}
+        # The batch waiting for normalisation: URLs, their lastmods, and, by position, the
+        # rarer changefreq / priority / extensions.
         self._locs: list[str] = []
-        self._meta: list[_Meta] = []
+        self._lms: list[_Lastmod] = []
+        self._extras: dict[int, _Extras] = {}
         self._children: list[_Child] = []
         self._file: _OpenFile | None = None
         self._skipped: dict[str, int] = {}
         self._examples: dict[str, list[str]] = {}
         self._urls = 0
-        self._state = _State.OPEN
+        self._open = True
         self._result: WriteResult | None = None
         self._staging = Staging(self.out_dir, name)
 
@@ -202,30 +215,48 @@ class SitemapWriter:
 
         Raises :class:`InvalidValueError` for a bad lastmod, changefreq or priority.
         """
-        if self._state is not _State.OPEN:
+        if not self._open:
             raise RuntimeError("this SitemapWriter is closed")
-        extensions: URLEntry | None = None
-        if isinstance(url, URLEntry):
-            entry = url
-            url, lastmod = entry.loc, entry.lastmod
-            changefreq, priority = entry.changefreq, entry.priority
-            if entry.images or entry.videos or entry.news is not None or entry.alternates:
-                if len(entry.images) > MAX_IMAGES_PER_URL:
-                    raise InvalidValueError(
-                        f"{entry.loc}: {len(entry.images):,} images; a URL may carry at most "
-                        f"{MAX_IMAGES_PER_URL:,}"
-                    )
-                extensions = entry
-        lastmod_text, lastmod_ts = self._lastmod(lastmod) if lastmod is not None else (None, None)
-        if changefreq is not None and changefreq not in CHANGEFREQS:
-            changefreq = changefreq.strip().lower()
-            if changefreq not in CHANGEFREQS:
-                raise InvalidValueError(
-                    f"changefreq {changefreq!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-                )
-        priority_text = self._priority(priority) if priority is not None else None
+        if type(url) is not str:
+            self._add_entry(url)
+            return
+        if lastmod is None:
+            lm = _NO_LASTMOD
+        else:
+            try:
+                lm = self._lastmods[lastmod]
+            except (KeyError, TypeError):
+                lm = self._lastmod(lastmod)
+        if changefreq is not None or priority is not None:
+            self._extras[len(self._locs)] = (
+                self._changefreq(changefreq),
+                self._priority(priority),
+                None,
+            )
         self._locs.append(url)
-        self._meta.append((lastmod_text, lastmod_ts, changefreq, priority_text, extensions))
+        self._lms.append(lm)
+        if len(self._locs) >= _BATCH:
+            self._flush_pending()
+
+    def _add_entry(self, entry: URLEntry | str) -> None:
+        if not isinstance(entry, URLEntry):
+            raise TypeError(f"expected a URL or a URLEntry, not {type(entry).__name__}")
+        extensions = None
+        if entry.images or entry.videos or entry.news is not None or entry.alternates:
+            if len(entry.images) > MAX_IMAGES_PER_URL:
+                raise InvalidValueError(
+                    f"{entry.loc}: {len(entry.images):,} images; a URL may carry at most "
+                    f"{MAX_IMAGES_PER_URL:,}"
+                )
+            extensions = entry
+        if entry.changefreq is not None or entry.priority is not None or extensions is not None:
+            self._extras[len(self._locs)] = (
+                self._changefreq(entry.changefreq),
+                self._priority(entry.priority),
+                extensions,
+            )
+        self._locs.append(entry.loc)
+        self._lms.append(_NO_LASTMOD if entry.lastmod is None else self._lastmod(entry.lastmod))
         if len(self._locs) >= _BATCH:
             self._flush_pending()
 
@@ -235,15 +266,14 @@ class SitemapWriter:
         for entry in entries:
             add(entry)
 
-    def _lastmod(self, value: str | date | datetime) -> tuple[str, float]:
+    def _lastmod(self, value: str | date | datetime) -> _Lastmod:
         try:
             return self._lastmods[value]
         except KeyError:
             pass
         except TypeError as exc:
             raise InvalidValueError(f"lastmod must be a date, datetime or str: {value!r}") from exc
-        parsed = value if not isinstance(value, str) else parse_lastmod(
-            value, assume_tz=self.assume_tz)
+        parsed = parse_lastmod(value, assume_tz=self.assume_tz) if isinstance(value, str) else value
         try:
             text = format_lastmod(parsed, assume_tz=self.assume_tz)
         except TypeError as exc:
@@ -258,7 +288,20 @@ class SitemapWriter:
         return result
 
     @staticmethod
-    def _priority(value: float) -> str:
+    def _changefreq(value: str | None) -> str | None:
+        if value is None or value in CHANGEFREQS:
+            return value
+        normal = value.strip().lower()
+        if normal not in CHANGEFREQS:
+            raise InvalidValueError(
+                f"changefreq {value!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
+            )
+        return normal
+
+    @staticmethod
+    def _priority(value: float | None) -> str | None:
+        if value is None:
+            return None
         try:
             number = float(value)
         except (TypeError, ValueError) as exc:
@@ -278,61 +321,167 @@ class SitemapWriter:
             examples.append(url)
 
     def _flush_pending(self) -> None:
-        locs, metas = self._locs, self._meta
+        """Normalise, de-duplicate, render and place the queued batch.
+
+        Runs once per 1,024 URLs; everything per URL here is a C-level string operation or a
+        comprehension except the fingerprint check.
+        """
+        locs, lms, extras = self._locs, self._lms, self._extras
         if not locs:
             return
-        self._locs, self._meta = [], []
-        results = self._normalizer.normalize_many(locs)
-        first_seen = self._fingerprints.add
-        is_text = self.format == "txt"
-        for position, (loc, meta) in enumerate(zip(results, metas, strict=True)):
-            if type(loc) is not str:
-                assert isinstance(loc, InvalidURLError)
-                self._skip(loc.reason, str(locs[position]), loc.message)
-                continue
-            if not first_seen(loc):
-                self._skip("duplicate", loc, f"duplicate URL {loc}")
-                continue
-            lastmod_text, lastmod_ts, changefreq, priority, extensions = meta
-            if is_text:
-                text = loc + "\n"
-            else:
-                if "&" in loc or "'" in loc:
-                    loc = loc.replace("&", "&amp;").replace("'", "&apos;")
-                if extensions is None and changefreq is None and priority is None:
-                    if lastmod_text is None:
-                        text = "<url><loc>" + loc + "</loc></url>\n"
-                    else:
-                        text = f"<url><loc>{loc}</loc><lastmod>{lastmod_text}</lastmod></url>\n"
+        self._locs, self._lms, self._extras = [], [], {}
+        positions: list[int] | None = None  # original batch positions of what is kept
+        if not self._normalizer.batch_is_normal(locs):
+            positions, normal = [], []
+            for position, result in enumerate(self._normalizer.normalize_many(locs)):
+                if type(result) is str:
+                    positions.append(position)
+                    normal.append(result)
                 else:
-                    text = ""  # rendered below, once the file (and its namespaces) is known
-            size = len(text)
+                    assert isinstance(result, InvalidURLError)
+                    self._skip(result.reason, locs[position], result.message)
+            locs = normal
+        fresh = self._fingerprints.add_many(locs)
+        if len(fresh) != len(locs):
+            kept = set(fresh)
+            for index, loc in enumerate(locs):
+                if index not in kept:
+                    self._skip("duplicate", loc, f"duplicate URL {loc}")
+            locs = [locs[index] for index in fresh]
+            positions = fresh if positions is None else [positions[i] for i in fresh]
+        if positions is not None:
+            lms = [lms[position] for position in positions]
+        if not locs:
+            return
+        if extras and self.format == "xml":
+            order = positions if positions is not None else range(len(locs))
+            self._place_each(locs, lms, [extras.get(position) for position in order])
+            return
+        lastmod_texts, timestamps = zip(*lms, strict=True)
+        if self.format == "txt":
+            lines = [loc + "\n" for loc in locs]
+            self._place(list(map(len, lines)), _joiner(lines), lastmod_texts, timestamps)
+            return
+        joined = "\0".join(locs)  # normal URLs hold no NUL
+        if "&" in joined or "'" in joined:
+            locs = joined.replace("&", "&amp;").replace("'", "&apos;").split("\0")
+        # Render with C-level iteration only: sizes by arithmetic, text by joining slices.
+        render: Callable[[slice], str]
+        if None not in lastmod_texts:
+            fixed = len("<url><loc></loc><lastmod></lastmod></url>\n")
+            sizes = list(map(add, map(add, map(len, locs), map(len, lastmod_texts)), repeat(fixed)))
+
+            def render_all(part: slice) -> str:
+                return "".join(
+                    chain.from_iterable(
+                        zip(
+                            repeat("<url><loc>"),
+                            locs[part],
+                            repeat("</loc><lastmod>"),
+                            lastmod_texts[part],
+                            repeat("</lastmod></url>\n"),
+                        )
+                    )
+                )
+
+            render = render_all
+        elif not any(lastmod_texts):
+            fixed = len("<url><loc></loc></url>\n")
+            sizes = list(map(add, map(len, locs), repeat(fixed)))
+
+            def render_locs(part: slice) -> str:
+                return "".join(
+                    chain.from_iterable(
+                        zip(repeat("<url><loc>"), locs[part], repeat("</loc></url>\n"))
+                    )
+                )
+
+            render = render_locs
+        else:
+            texts = [
+                "<url><loc>" + loc + "</loc></url>\n"
+                if lastmod is None
+                else f"<url><loc>{loc}</loc><lastmod>{lastmod}</lastmod></url>\n"
+                for loc, lastmod in zip(locs, lastmod_texts, strict=True)
+            ]
+            sizes = list(map(len, texts))
+            render = _joiner(texts)
+
+        self._place(sizes, render, lastmod_texts, timestamps)
+
+    def _place(
+        self,
+        sizes: list[int],
+        render: Callable[[slice], str],
+        lastmods: Sequence[str | None],
+        timestamps: Sequence[float],
+    ) -> None:
+        """Append rendered entries to the open file, cutting files at the limits.
+
+        ``render(slice)`` gives the markup of those entries, ``sizes`` its length in bytes.
+        """
+        position, count = 0, len(sizes)
+        while position < count:
             file = self._file
-            if file is None or file.urls >= self.max_urls or (
-                text and file.size + size > self.max_bytes
+            if (
+                file is None
+                or file.urls >= self.max_urls
+                or file.size + sizes[position] > self.max_bytes
             ):
-                file = self._next_file(metas[position:])
-            if not text:
-                text = self._render(file, loc, lastmod_text, changefreq, priority, extensions)
+                file = self._next_file(())
+                if file.size + sizes[position] > self.max_bytes:
+                    raise LimitError(
+                        f"one entry ({sizes[position]:,} bytes) does not fit in a sitemap of "
+                        f"at most {self.max_bytes:,} bytes"
+                    )
+            end = min(count, position + self.max_urls - file.urls)
+            running = list(accumulate(sizes[position:end]))
+            taken = bisect_right(running, self.max_bytes - file.size)
+            stop = position + taken
+            file.chunk.append(render(slice(position, stop)))
+            file.urls += taken
+            file.size += running[taken - 1]
+            file.pending += taken
+            self._urls += taken
+            newest = max(timestamps[position:stop])
+            if newest > file.newest:
+                file.newest = newest
+                file.newest_text = lastmods[timestamps.index(newest, position, stop)]
+            if file.pending >= _CHUNK_ENTRIES:
+                file.sink.write("".join(file.chunk).encode("utf-8"))
+                file.chunk.clear()
+                file.pending = 0
+            position = stop
+
+    def _place_each(
+        self, locs: list[str], lms: list[_Lastmod], extras: list[_Extras | None]
+    ) -> None:
+        """The slow path, entry by entry, for batches with changefreq, priority or extensions.
+
+        An entry's markup depends on the file it lands in (namespaces declared there).
+        """
+        for index, loc in enumerate(locs):
+            if "&" in loc or "'" in loc:
+                loc = loc.replace("&", "&amp;").replace("'", "&apos;")
+            changefreq, priority, extensions = extras[index] or (None, None, None)
+            lastmod, timestamp = lms[index]
+            file = self._file
+            if file is None or file.urls >= self.max_urls:
+                upcoming = [e[2] for e in extras[index : index + _BATCH] if e and e[2]]
+                file = self._next_file(upcoming)
+            text = self._render(file, loc, lastmod, changefreq, priority, extensions)
+            size = len(text.encode("utf-8")) if extensions is not None else len(text)
+            if file.size + size > self.max_bytes and file.urls:
+                upcoming = [e[2] for e in extras[index : index + _BATCH] if e and e[2]]
+                file = self._next_file(upcoming)
+                text = self._render(file, loc, lastmod, changefreq, priority, extensions)
                 size = len(text.encode("utf-8")) if extensions is not None else len(text)
-                if file.size + size > self.max_bytes and file.urls:
-                    file = self._next_file(metas[position:])
-                    text = self._render(file, loc, lastmod_text, changefreq, priority, extensions)
-                    size = len(text.encode("utf-8")) if extensions is not None else len(text)
             if file.size + size > self.max_bytes:
                 raise LimitError(
                     f"{loc}: this one entry ({size:,} bytes) does not fit in a sitemap of "
                     f"at most {self.max_bytes:,} bytes"
                 )
-            file.chunk.append(text)
-            file.urls += 1
-            file.size += size
-            self._urls += 1
-            if lastmod_ts is not None and lastmod_ts > file.newest:
-                file.newest, file.newest_text = lastmod_ts, lastmod_text
-            if len(file.chunk) >= _CHUNK_ENTRIES:
-                file.sink.write("".join(file.chunk).encode("utf-8"))
-                file.chunk.clear()
+            self._place([size], _joiner([text]), [lastmod], [timestamp])
 
     def _render(
         self,
@@ -376,7 +525,7 @@ class SitemapWriter:
         except InvalidURLError as exc:
             raise InvalidValueError(f"{entry.loc}: bad URL in an extension: {exc.message}") from exc
 
-    def _next_file(self, upcoming: list[_Meta]) -> _OpenFile:
+    def _next_file(self, upcoming: Iterable[URLEntry]) -> _OpenFile:
         if self._file is not None:
             self._finish_file(self._file)
         number = len(self._children) + 1
@@ -387,15 +536,15 @@ class SitemapWriter:
             )
         # The first file might stay the only one, the plain entry point: compress it later.
         compress = self.gzip and number > 1
-        sink = FileSink(self._staging.path / f"part-{number:05d}", gzip=compress,
-                        level=self._compress_level)
+        sink = FileSink(
+            self._staging.path / f"part-{number:05d}", gzip=compress, level=self._compress_level
+        )
         if self.format == "txt":
             self._file = _OpenFile(number, sink, "", frozenset())
             return self._file
         namespaces: set[str] = set()
-        for meta in upcoming[:_BATCH]:
-            if meta[4] is not None:
-                namespaces |= extension_namespaces(meta[4])
+        for entry in upcoming:
+            namespaces |= extension_namespaces(entry)
         header = urlset_open(self.profile, namespaces, stylesheet=self.stylesheet)
         close_tag = urlset_close()
         self._file = _OpenFile(number, sink, close_tag, frozenset(namespaces))
@@ -416,7 +565,7 @@ class SitemapWriter:
         """Write what is left, the index if needed, and publish the set atomically."""
         if self._result is not None:
             return self._result
-        if self._state is not _State.OPEN:
+        if not self._open:
             raise RuntimeError("this SitemapWriter was aborted")
         try:
             self._flush_pending()
@@ -431,7 +580,7 @@ class SitemapWriter:
         except BaseException:
             self.abort()
             raise
-        self._state = _State.CLOSED
+        self._open = False
         self._staging.release()
         return self._result
 
@@ -468,8 +617,9 @@ class SitemapWriter:
 
     def _compress_first(self, child: _Child) -> _Child:
         source = child.result.path
-        sink = FileSink(source.with_name(source.name + ".gz"), gzip=True,
-                        level=self._compress_level)
+        sink = FileSink(
+            source.with_name(source.name + ".gz"), gzip=True, level=self._compress_level
+        )
         with open(source, "rb") as raw:
             while block := raw.read(1 << 20):
                 sink.write(block)
@@ -496,7 +646,7 @@ class SitemapWriter:
         if self._file is not None:
             self._file.sink.abort()
             self._file = None
-        self._state = _State.CLOSED
+        self._open = False
         self._staging.release()
 
     @property
@@ -522,6 +672,5 @@ class SitemapWriter:
     ) -> None:
         if exc_type is None:
             self.close()
-        elif self._state is _State.OPEN:
+        elif self._open:
             self.abort()
-

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from ..compression import GZIP_MAGIC
 from ..dates import parse_lastmod
@@ -32,22 +32,28 @@ def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]
     """
     name = source_name(path)
     try:
-        raw: IO[bytes] = sys.stdin.buffer if name == "<stdin>" else open(path, "rb")  # noqa: SIM115
+        stream = sys.stdin.buffer if name == "<stdin>" else open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}", source=name) from exc
     try:
-        buffered = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(raw)  # type: ignore[arg-type]
-        binary: IO[bytes] = buffered
+        buffered = (
+            stream
+            if isinstance(stream, io.BufferedReader)
+            else io.BufferedReader(cast(io.RawIOBase, stream))
+        )
+        binary: io.BufferedIOBase = buffered
         if buffered.peek(2)[:2] == GZIP_MAGIC:
             binary = gzip.GzipFile(fileobj=buffered, mode="rb")
         codec = "utf-8-sig" if encoding.lower().replace("_", "-") in {"utf-8", "utf8"} else encoding
-        with io.TextIOWrapper(binary, encoding=codec, errors="replace", newline="") as text:
+        with io.TextIOWrapper(
+            cast(IO[bytes], binary), encoding=codec, errors="replace", newline=""
+        ) as text:
             yield text
     except (OSError, EOFError) as exc:
         raise SourceError(f"cannot read: {exc}", source=name) from exc
     finally:
         if name != "<stdin>":
-            raw.close()
+            stream.close()
 
 
 class FieldParser:

@@ -62,21 +62,27 @@ def from_urllist(
             yield from _read_csv(text, name, fields, on_problem, "\t" if kind == "tsv" else ",")
 
 
+def _text(record: Mapping[str, object], key: str) -> str | None:
+    value = record.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise InvalidValueError(f"{key} {value!r} is not text")
+
+
 def _entry(record: Mapping[str, object], fields: FieldParser) -> URLEntry:
     loc = record.get("loc", record.get("url"))
     if not isinstance(loc, str) or not loc.strip():
         raise InvalidValueError("no URL (the 'loc' field is missing or empty)")
-    lastmod, changefreq, priority = (record.get(key) for key in _ATTRIBUTES)
-    if priority is not None and not isinstance(priority, (str, int, float)):
+    priority = record.get("priority")
+    if priority is not None and (
+        isinstance(priority, bool) or not isinstance(priority, str | int | float)
+    ):
         raise InvalidValueError(f"priority {priority!r} is not a number")
-    for key, value in (("lastmod", lastmod), ("changefreq", changefreq)):
-        if value is not None and not isinstance(value, str):
-            raise InvalidValueError(f"{key} {value!r} is not text")
     return URLEntry(
         loc.strip(),
-        lastmod=fields.lastmod(lastmod),  # type: ignore[arg-type]
-        changefreq=fields.changefreq(changefreq),  # type: ignore[arg-type]
-        priority=fields.priority(priority),  # type: ignore[arg-type]
+        lastmod=fields.lastmod(_text(record, "lastmod")),
+        changefreq=fields.changefreq(_text(record, "changefreq")),
+        priority=fields.priority(priority),
     )
 
 

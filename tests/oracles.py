@@ -1,0 +1,70 @@
+"""Programs we did not write, used as judges: xmllint with the official XSDs, and USP."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _find_spec_dir() -> Path:
+    """The shared protocol folder: $SITEMAPKIT_SPEC_DIR, ../shared/spec, or /work/shared/spec.
+
+    The XSDs are test oracles whose licences keep them out of this repository.
+    """
+    candidates = [
+        os.environ.get("SITEMAPKIT_SPEC_DIR", ""),
+        REPO.parent / "shared" / "spec",
+        "/work/shared/spec",
+    ]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "sitemaps-0.9" / "sitemap.xsd").is_file():
+            return Path(candidate)
+    raise RuntimeError("cannot find the shared spec folder (set SITEMAPKIT_SPEC_DIR)")
+
+
+SPEC = _find_spec_dir()
+SITEMAP_XSD = SPEC / "sitemaps-0.9" / "sitemap.xsd"
+SITEINDEX_XSD = SPEC / "sitemaps-0.9" / "siteindex.xsd"
+ALL_LOCAL_XSD = SPEC / "samples" / "all-local.xsd"
+CATALOG = SPEC / "samples" / "catalog.xml"
+
+
+def xmllint(path: Path, schema: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``xmllint --nonet --noout --schema`` offline (gzip input is read directly)."""
+    if shutil.which("xmllint") is None:
+        raise RuntimeError("xmllint is missing: install libxml2-utils (.ci/run does)")
+    env = {**os.environ, "XML_CATALOG_FILES": str(CATALOG)}
+    return subprocess.run(
+        ["xmllint", "--nonet", "--noout", "--schema", str(schema), str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+
+
+def assert_schema_valid(path: Path) -> None:
+    """Validate a sitemap or index we wrote against the official schema that fits it."""
+    from lxml import etree
+
+    root = etree.parse(str(path)).getroot()  # libxml2 reads gzip files transparently
+    if etree.QName(root).localname == "sitemapindex":
+        schema = SITEINDEX_XSD
+    elif len(root.nsmap) > 1 or any(len(url.nsmap) > 1 for url in root):
+        schema = ALL_LOCAL_XSD
+    else:
+        schema = SITEMAP_XSD
+    result = xmllint(path, schema)
+    assert result.returncode == 0, f"{path} fails {schema.name}:\n{result.stderr[:2000]}"
+
+
+def usp_urls(sitemap_url: str) -> list[str]:
+    """The page URLs ultimate-sitemap-parser finds from ``sitemap_url`` (indexes followed)."""
+    from usp.fetch_parse import SitemapFetcher
+
+    tree = SitemapFetcher(url=sitemap_url, recursion_level=0).sitemap()
+    return [page.url for page in tree.all_pages()]
