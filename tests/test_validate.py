@@ -359,8 +359,8 @@ def test_memory_stays_flat_on_a_large_file(tmp_path: Path) -> None:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert report.ok and report.urls == 50_000
-    # The per-file fingerprint set (about 13 bytes a URL) and the 1 MiB read buffer dominate.
-    assert peak < 12 * 1024 * 1024
+    # The per-file set of URL hashes and the 1 MiB read buffers dominate.
+    assert peak < 16 * 1024 * 1024
 
 
 def test_library_import_stays_light() -> None:

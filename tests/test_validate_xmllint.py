@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import ALL_LOCAL_XSD, SITEINDEX_XSD, SITEMAP_XSD, SPEC, xmllint
+from tests.oracles import ALL_LOCAL_XSD, SITEINDEX_XSD, SITEMAP_XSD, SPEC, xmllint
 
 from sitemapkit import Alternate, Image, News, SitemapWriter, URLEntry, Video
 from sitemapkit.validate import validate

@@ -18,7 +18,7 @@ from ..urls import normalize_url, scope_of
 from .report import Collector
 from .rules import check_loc
 
-__all__ = ["LocationChecker", "RobotsLookup", "Tree", "normalize_sitemap_url"]
+__all__ = ["LocationChecker", "RobotsLookup", "SeenURLs", "Tree", "normalize_sitemap_url"]
 
 #: ``origin → the Sitemap: URLs its robots.txt lists`` (None: it could not be read).
 RobotsLookup = Callable[[str], frozenset[str] | None]
@@ -27,6 +27,7 @@ _ORIGIN: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 _MAX_PENDING: Final = 1_000
 _MAX_HOSTS: Final = 20
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+_SMALL_LIMIT: Final = 100_000
 
 
 def normalize_sitemap_url(url: str) -> str:
@@ -37,11 +38,35 @@ def normalize_sitemap_url(url: str) -> str:
         return url.strip()
 
 
+class SeenURLs:
+    """Which URLs came before: a set of hashes for the first 100,000 (fast, a few MB), then a
+    :class:`FingerprintSet` (11 bytes a URL, but 8 MiB to start) for the rest."""
+
+    __slots__ = ("_large", "_small")
+
+    def __init__(self) -> None:
+        self._small: set[int] = set()
+        self._large: FingerprintSet | None = None
+
+    def add(self, text: str) -> bool:
+        """Remember ``text``; False when it was seen before."""
+        fingerprint = hash(text)
+        small = self._small
+        if fingerprint in small:
+            return False
+        if len(small) < _SMALL_LIMIT:
+            small.add(fingerprint)
+            return True
+        if self._large is None:
+            self._large = FingerprintSet()
+        return self._large.add(text)
+
+
 @dataclass(slots=True)
 class Tree:
     """What the files of one validation run share: URLs seen, robots.txt answers."""
 
-    seen: FingerprintSet | None = None
+    seen: SeenURLs | None = None
     robots: RobotsLookup | None = None
     robots_cache: dict[str, frozenset[str] | None] = field(default_factory=dict)
 
@@ -86,7 +111,7 @@ class LocationChecker:
                 self.scope = None
         self.origin: str | None = None
         self.host: str | None = None
-        self.seen = FingerprintSet()
+        self.seen = SeenURLs()
         self.pending: dict[str, list[tuple[str, int, int]]] = {}
         self.pending_counts: dict[str, int] = {}
 
