@@ -75,7 +75,8 @@ def assert_validates_strictly(path: Path) -> None:
     report = validate(path, strict=True)
     found = [issue for issue in report.issues if issue.rule not in INPUT_DATA_WARNINGS]
     assert not found, f"{path} fails sitemapkit validate --strict:\n" + "\n".join(
-        str(issue) for issue in found[:20])
+        str(issue) for issue in found[:20]
+    )
 
 
 def usp_urls(sitemap_url: str) -> list[str]:

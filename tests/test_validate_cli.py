@@ -21,10 +21,15 @@ VALID = DATA / "valid" / "urlset-0.9.xml"
 WARNS = DATA / "rules" / "SM-M07.xml"
 
 
-def sitemapkit(*args: str, stdin: bytes | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+def sitemapkit(
+    *args: str, stdin: bytes | None = None, cwd: Path = REPO
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sitemapkit", "validate", *args],
-        capture_output=True, text=True, cwd=cwd, check=False,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
         input=stdin.decode() if stdin is not None else None,
     )
 
@@ -34,11 +39,14 @@ def test_text_output_is_compiler_style_and_exit_1_on_errors() -> None:
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     assert len(lines) == 7
-    pattern = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning) "
-                         r"(?P<rule>SM-[A-Z]+-?\d+) \S.*$")
+    pattern = re.compile(
+        r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning) "
+        r"(?P<rule>SM-[A-Z]+-?\d+) \S.*$"
+    )
     assert all(pattern.match(line) for line in lines), lines
-    assert lines[0] == (f"{INVALID}:4:5: error SM-L02 URL is 11 characters long; the schema's "
-                        "minimum is 12")
+    assert lines[0] == (
+        f"{INVALID}:4:5: error SM-L02 URL is 11 characters long; the schema's minimum is 12"
+    )
     assert result.stderr.strip() == "7 errors, 0 warnings in 1 file (3 URLs)"
 
 
@@ -112,12 +120,17 @@ def test_stdin_source() -> None:
 
 def test_recursive_tree_from_generate(tmp_path: Path) -> None:
     with SitemapWriter(tmp_path, base_url="https://www.example.com/", max_urls=100) as writer:
-        writer.add_all(URLEntry(f"https://www.example.com/item/{i}",
-                                lastmod=f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}")
-                       for i in range(450))
+        writer.add_all(
+            URLEntry(
+                f"https://www.example.com/item/{i}",
+                lastmod=f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}",
+            )
+            for i in range(450)
+        )
     index = str(writer.result.entry_point)
-    result = sitemapkit("--recursive", "--strict", "--location",
-                        "https://www.example.com/sitemap.xml", index)
+    result = sitemapkit(
+        "--recursive", "--strict", "--location", "https://www.example.com/sitemap.xml", index
+    )
     assert result.returncode == 0, result.stdout
     assert "0 errors, 0 warnings in 6 files (450 URLs)" in result.stderr
 
@@ -131,18 +144,42 @@ def test_every_generate_output_validates_strictly(tmp_path: Path) -> None:
         stamp = 1_700_000_000 + number * 86_400
         os.utime(page, (stamp, stamp))
     urls = tmp_path / "urls.txt"
-    urls.write_text("".join(f"https://www.example.com/u/{i} lastmod=2024-03-{1 + i % 28:02d}\n"
-                            for i in range(120)))
-    for options in (["--dir", str(site)], ["--urls", str(urls), "--max-urls", "50"],
-                    ["--urls", str(urls), "--format", "txt", "--max-urls", "50"],
-                    ["--urls", str(urls), "--protocol", "0.84"]):
+    urls.write_text(
+        "".join(
+            f"https://www.example.com/u/{i} lastmod=2024-03-{1 + i % 28:02d}\n" for i in range(120)
+        )
+    )
+    for options in (
+        ["--dir", str(site)],
+        ["--urls", str(urls), "--max-urls", "50"],
+        ["--urls", str(urls), "--format", "txt", "--max-urls", "50"],
+        ["--urls", str(urls), "--protocol", "0.84"],
+    ):
         out = tmp_path / f"out-{len(list(tmp_path.iterdir()))}"
-        subprocess.run([sys.executable, "-m", "sitemapkit", "generate", "--base-url",
-                        "https://www.example.com/", "--out", str(out), "-q", *options],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sitemapkit",
+                "generate",
+                "--base-url",
+                "https://www.example.com/",
+                "--out",
+                str(out),
+                "-q",
+                *options,
+            ],
+            check=True,
+            capture_output=True,
+        )
         entry = next(path for path in out.iterdir() if path.name.startswith("sitemap."))
-        result = sitemapkit("--recursive", "--strict", "--location",
-                            f"https://www.example.com/{entry.name}", str(entry))
+        result = sitemapkit(
+            "--recursive",
+            "--strict",
+            "--location",
+            f"https://www.example.com/{entry.name}",
+            str(entry),
+        )
         assert result.returncode == 0, (options, result.stdout)
 
 

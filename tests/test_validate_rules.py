@@ -53,9 +53,18 @@ def test_one_passing_fixture_per_format_and_version_passes(path: Path) -> None:
 
 def test_passing_fixtures_cover_every_format_and_version() -> None:
     names = {path.name for path in VALID.iterdir()}
-    for expected in ("urlset-0.9.xml", "urlset-0.9.xml.gz", "urlset-0.9-extensions.xml",
-                     "urlset-0.84.xml", "sitemapindex-0.9.xml", "sitemapindex-0.84.xml",
-                     "urllist.txt", "rss-2.0.xml", "atom-1.0.xml", "atom-0.3.xml"):
+    for expected in (
+        "urlset-0.9.xml",
+        "urlset-0.9.xml.gz",
+        "urlset-0.9-extensions.xml",
+        "urlset-0.84.xml",
+        "sitemapindex-0.9.xml",
+        "sitemapindex-0.84.xml",
+        "urllist.txt",
+        "rss-2.0.xml",
+        "atom-1.0.xml",
+        "atom-0.3.xml",
+    ):
         assert expected in names
 
 
@@ -97,8 +106,10 @@ def render_rules_doc() -> str:
         f"{sum(r.severity is Severity.WARNING for r in RULES.values())} warnings.\n\n",
         "| ID | severity | meaning |\n|---|---|---|\n",
     ]
-    parts += [f"| [{rule.id}](#{rule.id.lower()}) | {rule.severity.value} | {_code_tags(rule.title)} |\n"
-              for rule in RULES.values()]
+    parts += [
+        f"| [{rule.id}](#{rule.id.lower()}) | {rule.severity.value} | {_code_tags(rule.title)} |\n"
+        for rule in RULES.values()
+    ]
     for rule in RULES.values():
         path = fixture_for(rule.id)
         options = OPTIONS.get(path.name, {})
@@ -109,8 +120,10 @@ def render_rules_doc() -> str:
         flags = "".join(
             f" --{key}" + ("" if value is True else f" {value}") for key, value in options.items()
         )
-        parts.append(f"Failing example: `tests/data/rules/{path.name}` "
-                     f"(`sitemapkit validate{flags} {path.name}`)\n\n")
+        parts.append(
+            f"Failing example: `tests/data/rules/{path.name}` "
+            f"(`sitemapkit validate{flags} {path.name}`)\n\n"
+        )
         parts.append(_example(path))
     return "".join(parts)
 

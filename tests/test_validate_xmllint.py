@@ -11,10 +11,10 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from tests.oracles import ALL_LOCAL_XSD, SITEINDEX_XSD, SITEMAP_XSD, SPEC, xmllint
 
 from sitemapkit import Alternate, Image, News, SitemapWriter, URLEntry, Video
 from sitemapkit.validate import validate
+from tests.oracles import ALL_LOCAL_XSD, SITEINDEX_XSD, SITEMAP_XSD, SPEC, xmllint
 
 DATA = Path(__file__).parent / "data"
 OPTIONS: dict[str, dict[str, object]] = json.loads((DATA / "rules" / "options.json").read_text())
@@ -42,7 +42,7 @@ KNOWN_DIFFERENCES = {
     "SM-HREF-01.xml": "XHTML makes every <link> attribute optional; Google needs all three",
     # Ours is milder on purpose.
     "SM-U07.xml": "strict ##other wildcard: xmllint rejects an unknown namespace, PROTOCOL.md "
-                  "U-07 says warn and do not validate it",
+    "U-07 says warn and do not validate it",
 }
 
 
@@ -51,7 +51,7 @@ def _document_head(path: Path) -> bytes:
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     start = max(data.find(b"<urlset"), data.find(b"<sitemapindex"))
-    return data[start:start + 2000] if start >= 0 else b""
+    return data[start : start + 2000] if start >= 0 else b""
 
 
 def _schema_for(head: bytes, tmp_path: Path) -> Path | None:
@@ -71,16 +71,26 @@ def _legacy_schema(name: str, tmp_path: Path) -> Path:
     written to the test's temporary folder, never kept."""
     text = (SPEC / "sitemaps-0.9-2006" / name).read_text()
     swapped = tmp_path / f"legacy-{name}"
-    swapped.write_text(text.replace("http://www.sitemaps.org/schemas/sitemap/0.9",
-                                    "http://www.google.com/schemas/sitemap/0.84"))
+    swapped.write_text(
+        text.replace(
+            "http://www.sitemaps.org/schemas/sitemap/0.9",
+            "http://www.google.com/schemas/sitemap/0.84",
+        )
+    )
     return swapped
 
 
 def _corpus() -> list[Path]:
-    files = [*sorted((DATA / "rules").glob("SM-*.xml*")), *sorted((DATA / "valid").glob("*.xml*")),
-             *sorted((DATA / "agreement").glob("*.xml"))]
-    return [path for path in files if b"<urlset" in _document_head(path)
-            or b"<sitemapindex" in _document_head(path)]
+    files = [
+        *sorted((DATA / "rules").glob("SM-*.xml*")),
+        *sorted((DATA / "valid").glob("*.xml*")),
+        *sorted((DATA / "agreement").glob("*.xml")),
+    ]
+    return [
+        path
+        for path in files
+        if b"<urlset" in _document_head(path) or b"<sitemapindex" in _document_head(path)
+    ]
 
 
 def _verdicts(path: Path, tmp_path: Path) -> tuple[bool, bool, str]:
@@ -96,8 +106,10 @@ def _verdicts(path: Path, tmp_path: Path) -> tuple[bool, bool, str]:
 def test_our_verdict_agrees_with_xmllint(path: Path, tmp_path: Path) -> None:
     ours, theirs, detail = _verdicts(path, tmp_path)
     if path.name in KNOWN_DIFFERENCES:
-        assert ours != theirs, (f"{path.name} is listed as a known difference but we agree now;"
-                                " drop it from KNOWN_DIFFERENCES")
+        assert ours != theirs, (
+            f"{path.name} is listed as a known difference but we agree now;"
+            " drop it from KNOWN_DIFFERENCES"
+        )
     else:
         assert ours == theirs, f"we say valid={ours}, xmllint says valid={theirs}:\n{detail}"
 
@@ -110,17 +122,36 @@ def test_known_differences_name_real_fixtures() -> None:
 def _writer_outputs(out: Path) -> list[Path]:
     """What the writer produces in its main modes, for both oracles."""
     today = date(2024, 5, 1)
-    plain = [URLEntry(f"https://www.example.com/p/{i}", lastmod=today - timedelta(days=i),
-                      changefreq="weekly", priority=(i % 10) / 10) for i in range(40)]
+    plain = [
+        URLEntry(
+            f"https://www.example.com/p/{i}",
+            lastmod=today - timedelta(days=i),
+            changefreq="weekly",
+            priority=(i % 10) / 10,
+        )
+        for i in range(40)
+    ]
     rich = [
         URLEntry(
-            f"https://www.example.com/article/{i}", lastmod=today - timedelta(days=i),
+            f"https://www.example.com/article/{i}",
+            lastmod=today - timedelta(days=i),
             images=(Image("https://cdn.example.com/a.jpg"), Image("https://cdn.example.com/b.jpg")),
-            alternates=(Alternate("de", f"https://www.example.com/de/article/{i}"),
-                        Alternate("x-default", f"https://www.example.com/article/{i}")),
-            videos=(Video("https://www.example.com/t.jpg", "A title", "A description",
-                          content_loc="https://www.example.com/v.mp4", duration=60,
-                          family_friendly=True, platform="web", live=False),),
+            alternates=(
+                Alternate("de", f"https://www.example.com/de/article/{i}"),
+                Alternate("x-default", f"https://www.example.com/article/{i}"),
+            ),
+            videos=(
+                Video(
+                    "https://www.example.com/t.jpg",
+                    "A title",
+                    "A description",
+                    content_loc="https://www.example.com/v.mp4",
+                    duration=60,
+                    family_friendly=True,
+                    platform="web",
+                    live=False,
+                ),
+            ),
             news=News("The Times", "en", "2024-05-01", "Merger talks"),
         )
         for i in range(5)
@@ -133,8 +164,7 @@ def _writer_outputs(out: Path) -> list[Path]:
         ("split-plain", plain, {"max_urls": 15, "gzip": False}),
         ("legacy", plain, {"protocol": "0.84"}),
     ]:
-        with SitemapWriter(out / name, base_url="https://www.example.com/",
-                           **options) as writer:  # type: ignore[arg-type]
+        with SitemapWriter(out / name, base_url="https://www.example.com/", **options) as writer:  # type: ignore[arg-type]
             writer.add_all(entries)
         files += writer.result.files
     return files
@@ -152,6 +182,5 @@ def test_writer_output_passes_both_oracles(tmp_path: Path) -> None:
 
 
 def test_xmllint_is_the_real_program() -> None:
-    version = subprocess.run(["xmllint", "--version"], capture_output=True, text=True,
-                             check=False)
+    version = subprocess.run(["xmllint", "--version"], capture_output=True, text=True, check=False)
     assert "libxml" in version.stderr + version.stdout

@@ -276,19 +276,38 @@ def generate(
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
 @click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
-@click.option("--location", metavar="URL",
-              help="Public URL of the sitemap (of the folder, for a folder); turns on the "
-              "scope rules.")
-@click.option("--recursive", is_flag=True,
-              help="Also check every sitemap an index lists, and duplicates across the tree.")
+@click.option(
+    "--location",
+    metavar="URL",
+    help="Public URL of the sitemap (of the folder, for a folder); turns on the scope rules.",
+)
+@click.option(
+    "--recursive",
+    is_flag=True,
+    help="Also check every sitemap an index lists, and duplicates across the tree.",
+)
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "junit", "sarif"]),
-              default="text", show_default=True, help="Output format.")
-@click.option("--fetch/--no-fetch", default=None,
-              help="Allow network access for children and robots.txt [default: only for URL "
-              "sources].")
-@click.option("--max-per-rule", type=click.IntRange(0), default=100, show_default=True,
-              metavar="N", help="Findings shown per rule and file (0: all); the rest are counted.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "junit", "sarif"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--fetch/--no-fetch",
+    default=None,
+    help="Allow network access for children and robots.txt [default: only for URL sources].",
+)
+@click.option(
+    "--max-per-rule",
+    type=click.IntRange(0),
+    default=100,
+    show_default=True,
+    metavar="N",
+    help="Findings shown per rule and file (0: all); the rest are counted.",
+)
 def validate(
     sources: tuple[str, ...],
     location: str | None,
@@ -314,8 +333,14 @@ def validate(
     if location is not None and len(sources) > 1:
         raise click.UsageError("--location names one sitemap: give a single SOURCE with it")
     reports = [
-        run_validate(source, location=location, recursive=recursive, strict=strict,
-                     fetch=fetch, max_per_rule=max_per_rule)
+        run_validate(
+            source,
+            location=location,
+            recursive=recursive,
+            strict=strict,
+            fetch=fetch,
+            max_per_rule=max_per_rule,
+        )
         for source in sources
     ]
     report = merge(reports, strict=strict)

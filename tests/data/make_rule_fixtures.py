@@ -78,14 +78,20 @@ FIXTURES: dict[str, str | bytes] = {
     "SM-U01.xml": urlset(url(), ns="https://www.sitemaps.org/schemas/sitemap/0.9"),
     "SM-U02.xml": urlset("  <url>\n    <lastmod>2005-01-01</lastmod>\n  </url>\n"),
     "SM-U03.xml": urlset(""),
-    "SM-U04.xml": urlset(url(extra="    <priority>0.5</priority>\n"
-                             "    <lastmod>2005-01-01</lastmod>\n")),
+    "SM-U04.xml": urlset(
+        url(extra="    <priority>0.5</priority>\n    <lastmod>2005-01-01</lastmod>\n")
+    ),
     "SM-U05.xml": urlset(url(extra="    <title>Home</title>\n")),
-    "SM-U06.xml": urlset(url(extra="    <image:image><image:loc>https://www.example.com/i.jpg"
-                             "</image:loc></image:image>\n    <lastmod>2005-01-01</lastmod>\n"),
-                         "image"),
-    "SM-U07.xml": urlset(url(extra="    <shop:price>10</shop:price>\n"))
-    .replace("<urlset ", '<urlset xmlns:shop="https://shop.example.com/ns" '),
+    "SM-U06.xml": urlset(
+        url(
+            extra="    <image:image><image:loc>https://www.example.com/i.jpg"
+            "</image:loc></image:image>\n    <lastmod>2005-01-01</lastmod>\n"
+        ),
+        "image",
+    ),
+    "SM-U07.xml": urlset(url(extra="    <shop:price>10</shop:price>\n")).replace(
+        "<urlset ", '<urlset xmlns:shop="https://shop.example.com/ns" '
+    ),
     "SM-L01.xml": urlset(url("/relative/page.html")),
     "SM-L02.xml": urlset(url(f"{HOST}/" + "a" * 2100)),
     "SM-L03.xml": urlset(url(f"{HOST}/release notes.html")),
@@ -112,9 +118,14 @@ FIXTURES: dict[str, str | bytes] = {
     "SM-I05.xml": index(entry(f"{HOST}/sitemap1.xml") + entry("https://other.example.org/s.xml")),
     "SM-I06.xml": index(entry(f"{HOST}/public/sitemap1.xml") + entry(f"{HOST}/private/s.xml")),
     "SM-I07.xml": index(entry(f"{HOST}/support/nested-index.xml")),
-    "SM-E01.xml": urlset(url(extra="    <image:image>\n      <image:loc>https://www.example.com/"
-                             "i.jpg</image:loc>\n      <image:caption>Salt & pepper"
-                             "</image:caption>\n    </image:image>\n"), "image"),
+    "SM-E01.xml": urlset(
+        url(
+            extra="    <image:image>\n      <image:loc>https://www.example.com/"
+            "i.jpg</image:loc>\n      <image:caption>Salt & pepper"
+            "</image:caption>\n    </image:image>\n"
+        ),
+        "image",
+    ),
     "SM-E02.xml": urlset(url(f"{HOST}/o'brien.html")),
     "SM-S01.xml": urlset(url(f"{HOST}/shop/")),
     "SM-S02.txt": f"{HOST}/shop/page.html\n",
@@ -125,39 +136,72 @@ FIXTURES: dict[str, str | bytes] = {
     "SM-T04.txt.gz": "".join(f"{HOST}/p{i}\n" for i in range(50_001)),
     "SM-T05.txt": f"# pages of example.com\n{HOST}/\n",
     "SM-D01.xml": f'{DECL}<rss version="2.0">\n  <channel>\n    <title>News</title>\n'
-                  f"    <link>{HOST}/</link>\n    <item>\n      <title>No link here</title>\n"
-                  "    </item>\n  </channel>\n</rss>\n",
+    f"    <link>{HOST}/</link>\n    <item>\n      <title>No link here</title>\n"
+    "    </item>\n  </channel>\n</rss>\n",
     "SM-D03.xml": f'{DECL}<feed xmlns="http://www.w3.org/2005/Atom">\n  <title>News</title>\n'
-                  f'  <entry>\n    <title>Post</title>\n    <link href="{HOST}/post"/>\n'
-                  "  </entry>\n</feed>\n",
+    f'  <entry>\n    <title>Post</title>\n    <link href="{HOST}/post"/>\n'
+    "  </entry>\n</feed>\n",
     "SM-V04.xml": urlset(url()).replace(
-        "<urlset ", '<urlset xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
-        f'xsi:schemaLocation="{SM} http://www.sitemaps.org/schemas/sitemap/0.9/siteindex.xsd" '),
-    "SM-IMG-01.xml": urlset(url(extra="    <image:image>\n      <image:caption>A view"
-                                "</image:caption>\n    </image:image>\n"), "image"),
-    "SM-IMG-02.xml.gz": urlset(url(extra="".join(
-        f"    <image:image><image:loc>{HOST}/i{i}.jpg</image:loc></image:image>\n"
-        for i in range(1_001))), "image"),
-    "SM-IMG-03.xml": urlset(url(extra="    <image:image>\n      <image:loc>https://www.example."
-                                "com/i.jpg</image:loc>\n      <image:title>A view</image:title>"
-                                "\n    </image:image>\n"), "image"),
-    "SM-VID-01.xml": urlset(url(extra="    <video:video>\n" + VIDEO_HEAD +
-                                "      <video:content_loc>https://www.example.com/v.mp4"
-                                "</video:content_loc>\n      <video:platform relationship="
-                                '"allow">web</video:platform>\n      <video:live>no</video:live>\n'
-                                "      <video:family_friendly>yes</video:family_friendly>\n"
-                                "    </video:video>\n"), "video"),
-    "SM-VID-02.xml": urlset(url(extra="    <video:video>\n" + VIDEO_HEAD +
-                                "    </video:video>\n"), "video"),
-    "SM-VID-03.xml": urlset(url(extra="    <video:video>\n" + VIDEO_HEAD +
-                                "      <video:player_loc>https://www.example.com/player"
-                                "</video:player_loc>\n      <video:category>Grilling"
-                                "</video:category>\n    </video:video>\n"), "video"),
-    "SM-NEWS-01.xml": urlset(url(extra=NEWS_FULL.replace(
-        "        <news:language>en</news:language>\n", "")), "news"),
+        "<urlset ",
+        '<urlset xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+        f'xsi:schemaLocation="{SM} http://www.sitemaps.org/schemas/sitemap/0.9/siteindex.xsd" ',
+    ),
+    "SM-IMG-01.xml": urlset(
+        url(
+            extra="    <image:image>\n      <image:caption>A view"
+            "</image:caption>\n    </image:image>\n"
+        ),
+        "image",
+    ),
+    "SM-IMG-02.xml.gz": urlset(
+        url(
+            extra="".join(
+                f"    <image:image><image:loc>{HOST}/i{i}.jpg</image:loc></image:image>\n"
+                for i in range(1_001)
+            )
+        ),
+        "image",
+    ),
+    "SM-IMG-03.xml": urlset(
+        url(
+            extra="    <image:image>\n      <image:loc>https://www.example."
+            "com/i.jpg</image:loc>\n      <image:title>A view</image:title>"
+            "\n    </image:image>\n"
+        ),
+        "image",
+    ),
+    "SM-VID-01.xml": urlset(
+        url(
+            extra="    <video:video>\n"
+            + VIDEO_HEAD
+            + "      <video:content_loc>https://www.example.com/v.mp4"
+            "</video:content_loc>\n      <video:platform relationship="
+            '"allow">web</video:platform>\n      <video:live>no</video:live>\n'
+            "      <video:family_friendly>yes</video:family_friendly>\n"
+            "    </video:video>\n"
+        ),
+        "video",
+    ),
+    "SM-VID-02.xml": urlset(
+        url(extra="    <video:video>\n" + VIDEO_HEAD + "    </video:video>\n"), "video"
+    ),
+    "SM-VID-03.xml": urlset(
+        url(
+            extra="    <video:video>\n"
+            + VIDEO_HEAD
+            + "      <video:player_loc>https://www.example.com/player"
+            "</video:player_loc>\n      <video:category>Grilling"
+            "</video:category>\n    </video:video>\n"
+        ),
+        "video",
+    ),
+    "SM-NEWS-01.xml": urlset(
+        url(extra=NEWS_FULL.replace("        <news:language>en</news:language>\n", "")), "news"
+    ),
     "SM-NEWS-02.xml.gz": many_urls(1_001, NEWS_FULL, "news"),
-    "SM-HREF-01.xml": urlset(url(extra='    <xhtml:link rel="alternate" '
-                                 'href="https://www.example.de/"/>\n'), "xhtml"),
+    "SM-HREF-01.xml": urlset(
+        url(extra='    <xhtml:link rel="alternate" href="https://www.example.de/"/>\n'), "xhtml"
+    ),
     "SM-MOB-01.xml": urlset(url(extra="    <mobile:mobile>yes</mobile:mobile>\n"), "mobile"),
     "SM-FETCH-01.xml": index(entry(f"{HOST}/missing-sitemap.xml")),
     "support/nested-index.xml": index(entry(f"{HOST}/support/child.xml")),

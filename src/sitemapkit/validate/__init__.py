@@ -90,15 +90,24 @@ def _looks_like_xml(head: bytes) -> bool:
 class _Run:
     """One call of :func:`validate`: the report, the shared tree state, what was visited."""
 
-    def __init__(self, *, strict: bool, recursive: bool, fetch: bool, fetcher: Fetcher | None,
-                 max_per_rule: int, tree_wide: bool) -> None:
+    def __init__(
+        self,
+        *,
+        strict: bool,
+        recursive: bool,
+        fetch: bool,
+        fetcher: Fetcher | None,
+        max_per_rule: int,
+        tree_wide: bool,
+    ) -> None:
         self.report = Report(strict=strict)
         self.recursive = recursive
         self.fetch = fetch
         self.fetcher = fetcher or UrllibFetcher()
         self.max_per_rule = max_per_rule
-        self.tree = Tree(seen=SeenURLs() if tree_wide else None,
-                         robots=self._robots if fetch else None)
+        self.tree = Tree(
+            seen=SeenURLs() if tree_wide else None, robots=self._robots if fetch else None
+        )
         self.visited: set[str] = set()
 
     def _robots(self, origin: str) -> frozenset[str] | None:
@@ -113,8 +122,9 @@ class _Run:
 
     # -- one document -----------------------------------------------------------------------
 
-    def check(self, name: str, chunks: Iterable[bytes], *, location: str | None,
-              top_level: bool) -> tuple[CheckedFile, Collector]:
+    def check(
+        self, name: str, chunks: Iterable[bytes], *, location: str | None, top_level: bool
+    ) -> tuple[CheckedFile, Collector]:
         collector = Collector(self.report, name, max_per_rule=self.max_per_rule)
         self.report.files.append(name)
         decoded = _decoded(chunks, name)
@@ -125,36 +135,53 @@ class _Run:
             return CheckedFile(), collector
         stream = itertools.chain([first], decoded)
         if _looks_like_xml(first[:1024]):
-            checked = check_xml(stream, collector, location=location, tree=self.tree,
-                                top_level=top_level)
+            checked = check_xml(
+                stream, collector, location=location, tree=self.tree, top_level=top_level
+            )
         else:
-            checked = check_text(stream, collector, location=location, tree=self.tree,
-                                 top_level=top_level)
+            checked = check_text(
+                stream, collector, location=location, tree=self.tree, top_level=top_level
+            )
         self.report.urls += checked.urls if checked.kind != "sitemapindex" else 0
         return checked, collector
+
+    def check_stream(self, name: str, chunks: Iterable[bytes], *, location: str | None) -> None:
+        """A top-level source that is not a file on disk: its index children are not followed."""
+        collector = self.check(name, chunks, location=location, top_level=True)[1]
+        collector.finish()
 
     def check_path(self, path: Path, *, location: str | None, top_level: bool) -> None:
         self.visited.add(str(path.resolve()))
         with open(path, "rb") as handle:
-            checked, collector = self.check(str(path), _read_chunks(handle), location=location,
-                                            top_level=top_level)
+            checked, collector = self.check(
+                str(path), _read_chunks(handle), location=location, top_level=top_level
+            )
         self.follow(checked, collector, path, location, depth=1)
         collector.finish()
 
-    def check_url(self, url: str, *, location: str | None, top_level: bool,
-                  depth: int = 1) -> CheckedFile:
+    def check_url(
+        self, url: str, *, location: str | None, top_level: bool, depth: int = 1
+    ) -> CheckedFile:
         self.visited.add(normalize_sitemap_url(url))
         fetched = self.fetcher.open(url, max_bytes=INPUT_CAP)
-        checked, collector = self.check(url, fetched.chunks, location=location or fetched.url,
-                                        top_level=top_level)
+        checked, collector = self.check(
+            url, fetched.chunks, location=location or fetched.url, top_level=top_level
+        )
         self.follow(checked, collector, None, location or fetched.url, depth=depth)
         collector.finish()
         return checked
 
     # -- a tree -----------------------------------------------------------------------------
 
-    def follow(self, checked: CheckedFile, collector: Collector, path: Path | None,
-               location: str | None, *, depth: int) -> None:
+    def follow(
+        self,
+        checked: CheckedFile,
+        collector: Collector,
+        path: Path | None,
+        location: str | None,
+        *,
+        depth: int,
+    ) -> None:
         if not self.recursive or checked.kind != "sitemapindex":
             return
         for loc, line, column in checked.children:
@@ -167,36 +194,52 @@ class _Run:
                 continue
             child = self._child(loc, local, collector, line, column, depth)
             if child is not None and child.kind == "sitemapindex":
-                collector.add("SM-I07", f"{loc[:200]} is itself a sitemap index; indexes should "
-                              "not be nested", line, column)
+                collector.add(
+                    "SM-I07",
+                    f"{loc[:200]} is itself a sitemap index; indexes should not be nested",
+                    line,
+                    column,
+                )
 
-    def _child(self, loc: str, local: Path | None, parent: Collector, line: int, column: int,
-               depth: int) -> CheckedFile | None:
+    def _child(
+        self, loc: str, local: Path | None, parent: Collector, line: int, column: int, depth: int
+    ) -> CheckedFile | None:
         if depth >= _MAX_DEPTH:
-            parent.add("SM-FETCH-01", f"{loc[:200]}: indexes nested deeper than {_MAX_DEPTH} "
-                       "levels; not followed", line, column)
+            parent.add(
+                "SM-FETCH-01",
+                f"{loc[:200]}: indexes nested deeper than {_MAX_DEPTH} levels; not followed",
+                line,
+                column,
+            )
             return None
         if local is not None:
             self.visited.add(str(local.resolve()))
             with open(local, "rb") as handle:
-                checked, collector = self.check(str(local), _read_chunks(handle), location=loc,
-                                                top_level=False)
+                checked, collector = self.check(
+                    str(local), _read_chunks(handle), location=loc, top_level=False
+                )
             self.follow(checked, collector, local, loc, depth=depth + 1)
             collector.finish()
             return checked
         if not self.fetch:
-            parent.add("SM-FETCH-01", f"{loc[:200]} was not found next to the index, and "
-                       "fetching is off", line, column)
+            parent.add(
+                "SM-FETCH-01",
+                f"{loc[:200]} was not found next to the index, and fetching is off",
+                line,
+                column,
+            )
             return None
         if not _is_url(loc):
-            parent.add("SM-FETCH-01", f"{loc[:200]} cannot be fetched: not an http(s) URL", line,
-                       column)
+            parent.add(
+                "SM-FETCH-01", f"{loc[:200]} cannot be fetched: not an http(s) URL", line, column
+            )
             return None
         try:
             return self.check_url(loc, location=loc, top_level=False, depth=depth + 1)
         except FetchError as error:
-            parent.add("SM-FETCH-01", f"{loc[:200]} could not be fetched: {error.message}", line,
-                       column)
+            parent.add(
+                "SM-FETCH-01", f"{loc[:200]} could not be fetched: {error.message}", line, column
+            )
             return None
 
 
@@ -214,7 +257,7 @@ def _local_child(loc: str, index_path: Path, index_location: str | None) -> Path
         except (InvalidURLError, ValueError):
             scope_path = ""
         if scope_path and child_path.startswith(scope_path):
-            names.append(unquote(child_path[len(scope_path):]))
+            names.append(unquote(child_path[len(scope_path) :]))
     names.append(unquote(posixpath.basename(child_path)))
     root = folder.resolve()
     for name in names:
@@ -228,8 +271,10 @@ def _local_child(loc: str, index_path: Path, index_location: str | None) -> Path
 
 def _folder_files(folder: Path) -> list[Path]:
     return sorted(
-        path for path in folder.iterdir()
-        if path.is_file() and not path.name.startswith(".")
+        path
+        for path in folder.iterdir()
+        if path.is_file()
+        and not path.name.startswith(".")
         and path.name.lower().endswith(_SITEMAP_SUFFIXES)
     )
 
@@ -274,38 +319,41 @@ def validate(
             folder = path
         elif not path.is_file():
             raise SourceError(f"no such file or folder: {path}", source=str(path))
-    run = _Run(strict=strict, recursive=recursive, fetch=allow_fetch, fetcher=fetcher,
-               max_per_rule=max_per_rule, tree_wide=recursive or folder is not None)
+    run = _Run(
+        strict=strict,
+        recursive=recursive,
+        fetch=allow_fetch,
+        fetcher=fetcher,
+        max_per_rule=max_per_rule,
+        tree_wide=recursive or folder is not None,
+    )
     try:
         if isinstance(source, bytes):
-            checked, collector = run.check("<bytes>", [source], location=location,
-                                           top_level=True)
-            collector.finish()
+            run.check_stream("<bytes>", [source], location=location)
         elif isinstance(source, str) and is_url:
             run.check_url(source, location=location, top_level=True)
         elif isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-":
-            checked, collector = run.check("<stdin>", _read_chunks(sys.stdin.buffer),
-                                           location=location, top_level=True)
-            collector.finish()
+            run.check_stream("<stdin>", _read_chunks(sys.stdin.buffer), location=location)
         elif isinstance(source, (str, os.PathLike)):
             if folder is not None:
                 base = location.rstrip("/") + "/" if location else None
                 for path in _folder_files(folder):
                     if str(path.resolve()) in run.visited:
                         continue
-                    run.check_path(path, location=base + path.name if base else None,
-                                   top_level=True)
+                    run.check_path(
+                        path, location=base + path.name if base else None, top_level=True
+                    )
             else:
                 run.check_path(Path(source), location=location, top_level=True)
         else:
-            checked, collector = run.check(getattr(source, "name", "<stream>"),
-                                           _read_chunks(source), location=location,
-                                           top_level=True)
-            collector.finish()
+            run.check_stream(
+                str(getattr(source, "name", "<stream>")), _read_chunks(source), location=location
+            )
     except OSError as error:
-        raise SourceError(f"cannot read {error.filename or source!r}: {error.strerror or error}",
-                          source=str(error.filename or "")) from error
+        raise SourceError(
+            f"cannot read {error.filename or source!r}: {error.strerror or error}",
+            source=str(error.filename or ""),
+        ) from error
     order = {name: position for position, name in enumerate(run.report.files)}
-    run.report.issues.sort(key=lambda issue: (order.get(issue.file, 0), issue.line,
-                                              issue.column))
+    run.report.issues.sort(key=lambda issue: (order.get(issue.file, 0), issue.line, issue.column))
     return run.report

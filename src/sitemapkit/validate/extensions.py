@@ -18,12 +18,22 @@ __all__ = ["EXTENSION_RULES", "MODELS", "ROOTS", "Model", "display_name"]
 
 UNBOUNDED: Final = 1 << 30
 
-_PREFIXES: Final = {IMAGE_NS: "image", VIDEO_NS: "video", NEWS_NS: "news", XHTML_NS: "xhtml",
-                    MOBILE_NS: "mobile"}
+_PREFIXES: Final = {
+    IMAGE_NS: "image",
+    VIDEO_NS: "video",
+    NEWS_NS: "news",
+    XHTML_NS: "xhtml",
+    MOBILE_NS: "mobile",
+}
 
 #: The structural rule of each known extension namespace.
-EXTENSION_RULES: Final = {IMAGE_NS: "SM-IMG-01", VIDEO_NS: "SM-VID-01", NEWS_NS: "SM-NEWS-01",
-                          XHTML_NS: "SM-HREF-01", MOBILE_NS: "SM-MOB-01"}
+EXTENSION_RULES: Final = {
+    IMAGE_NS: "SM-IMG-01",
+    VIDEO_NS: "SM-VID-01",
+    NEWS_NS: "SM-NEWS-01",
+    XHTML_NS: "SM-HREF-01",
+    MOBILE_NS: "SM-MOB-01",
+}
 
 
 def display_name(name: str) -> str:
@@ -67,11 +77,21 @@ class Model:
             object.__setattr__(self, name, value)
 
 
-def _leaf(namespace: str, local: str, *, attributes: tuple[str, ...] = (),
-          deprecated_attributes: tuple[str, ...] = (), deprecated: bool = False) -> Model:
-    return Model(f"{namespace} {local}", EXTENSION_RULES[namespace],
-                 required_attributes=attributes, deprecated_attributes=deprecated_attributes,
-                 deprecated=deprecated)
+def _leaf(
+    namespace: str,
+    local: str,
+    *,
+    attributes: tuple[str, ...] = (),
+    deprecated_attributes: tuple[str, ...] = (),
+    deprecated: bool = False,
+) -> Model:
+    return Model(
+        f"{namespace} {local}",
+        EXTENSION_RULES[namespace],
+        required_attributes=attributes,
+        deprecated_attributes=deprecated_attributes,
+        deprecated=deprecated,
+    )
 
 
 def _seq(namespace: str, spec: str) -> tuple[tuple[str, int, int], ...]:
@@ -100,36 +120,94 @@ _VIDEO_SEQUENCE: Final = (
 _VIDEO_DEPRECATED: Final = ("category", "gallery_loc", "price", "tvshow")
 
 _models: list[Model] = [
-    Model(f"{IMAGE_NS} image", "SM-IMG-01",
-          _seq(IMAGE_NS, "loc caption? geo_location? title? license?"), text=False),
+    Model(
+        f"{IMAGE_NS} image",
+        "SM-IMG-01",
+        _seq(IMAGE_NS, "loc caption? geo_location? title? license?"),
+        text=False,
+    ),
     _leaf(IMAGE_NS, "loc"),
-    *(_leaf(IMAGE_NS, local, deprecated=True)
-      for local in ("caption", "geo_location", "title", "license")),
+    *(
+        _leaf(IMAGE_NS, local, deprecated=True)
+        for local in ("caption", "geo_location", "title", "license")
+    ),
     Model(f"{VIDEO_NS} video", "SM-VID-01", _seq(VIDEO_NS, _VIDEO_SEQUENCE), text=False),
-    *(_leaf(VIDEO_NS, local, deprecated=local in _VIDEO_DEPRECATED)
-      for local in ("thumbnail_loc", "title", "description", "content_loc", "duration",
-                    "expiration_date", "rating", "content_segment_loc", "view_count",
-                    "publication_date", "tag", "category", "family_friendly",
-                    "requires_subscription", "uploader", "live", "gallery_loc")),
+    *(
+        _leaf(VIDEO_NS, local, deprecated=local in _VIDEO_DEPRECATED)
+        for local in (
+            "thumbnail_loc",
+            "title",
+            "description",
+            "content_loc",
+            "duration",
+            "expiration_date",
+            "rating",
+            "content_segment_loc",
+            "view_count",
+            "publication_date",
+            "tag",
+            "category",
+            "family_friendly",
+            "requires_subscription",
+            "uploader",
+            "live",
+            "gallery_loc",
+        )
+    ),
     _leaf(VIDEO_NS, "player_loc", deprecated_attributes=("allow_embed", "autoplay")),
     _leaf(VIDEO_NS, "restriction", attributes=("relationship",)),
     _leaf(VIDEO_NS, "platform", attributes=("relationship",)),
     _leaf(VIDEO_NS, "price", attributes=("currency",), deprecated=True),
     _leaf(VIDEO_NS, "id", attributes=("type",)),
-    Model(f"{VIDEO_NS} tvshow", "SM-VID-01",
-          _seq(VIDEO_NS, "show_title video_type episode_title? season_number? episode_number? "
-                         "premier_date?"), text=False, deprecated=True),
-    *(_leaf(VIDEO_NS, local) for local in ("show_title", "video_type", "episode_title",
-                                           "season_number", "episode_number", "premier_date")),
-    Model(f"{NEWS_NS} news", "SM-NEWS-01",
-          _seq(NEWS_NS, "publication access? genres? publication_date title keywords? "
-                        "stock_tickers?"), text=False),
+    Model(
+        f"{VIDEO_NS} tvshow",
+        "SM-VID-01",
+        _seq(
+            VIDEO_NS,
+            "show_title video_type episode_title? season_number? episode_number? premier_date?",
+        ),
+        text=False,
+        deprecated=True,
+    ),
+    *(
+        _leaf(VIDEO_NS, local)
+        for local in (
+            "show_title",
+            "video_type",
+            "episode_title",
+            "season_number",
+            "episode_number",
+            "premier_date",
+        )
+    ),
+    Model(
+        f"{NEWS_NS} news",
+        "SM-NEWS-01",
+        _seq(
+            NEWS_NS, "publication access? genres? publication_date title keywords? stock_tickers?"
+        ),
+        text=False,
+    ),
     Model(f"{NEWS_NS} publication", "SM-NEWS-01", _seq(NEWS_NS, "name language"), text=False),
-    *(_leaf(NEWS_NS, local) for local in ("name", "language", "access", "genres",
-                                          "publication_date", "title", "keywords",
-                                          "stock_tickers")),
-    Model(f"{XHTML_NS} link", "SM-HREF-01", text=False,
-          required_attributes=("rel", "hreflang", "href")),
+    *(
+        _leaf(NEWS_NS, local)
+        for local in (
+            "name",
+            "language",
+            "access",
+            "genres",
+            "publication_date",
+            "title",
+            "keywords",
+            "stock_tickers",
+        )
+    ),
+    Model(
+        f"{XHTML_NS} link",
+        "SM-HREF-01",
+        text=False,
+        required_attributes=("rel", "hreflang", "href"),
+    ),
     Model(f"{MOBILE_NS} mobile", "SM-MOB-01", text=False),
 ]
 
@@ -137,8 +215,15 @@ _models: list[Model] = [
 MODELS: Final[dict[str, Model]] = {model.name: model for model in _models}
 
 #: The elements that may stand directly in ``<url>`` (the schemas' global elements).
-ROOTS: Final = frozenset({f"{IMAGE_NS} image", f"{VIDEO_NS} video", f"{NEWS_NS} news",
-                          f"{XHTML_NS} link", f"{MOBILE_NS} mobile"})
+ROOTS: Final = frozenset(
+    {
+        f"{IMAGE_NS} image",
+        f"{VIDEO_NS} video",
+        f"{NEWS_NS} news",
+        f"{XHTML_NS} link",
+        f"{MOBILE_NS} mobile",
+    }
+)
 
 #: Deprecation rule of each namespace (PROTOCOL.md 5.1, 5.2).
 DEPRECATION_RULES: Final = {IMAGE_NS: "SM-IMG-03", VIDEO_NS: "SM-VID-03"}

@@ -44,8 +44,9 @@ def _redirect_handler() -> urllib.request.HTTPRedirectHandler:
     class HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
         max_redirections = 5
 
-        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
-                             newurl: str) -> urllib.request.Request | None:
+        def redirect_request(
+            self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
+        ) -> urllib.request.Request | None:
             if not newurl.lower().startswith(("http://", "https://")):
                 raise FetchError(f"redirect to a non-http(s) URL: {newurl}", url=newurl)
             return super().redirect_request(req, fp, code, msg, headers, newurl)

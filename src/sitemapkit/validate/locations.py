@@ -94,8 +94,15 @@ class LocationChecker:
     ``index`` switches the scope rules to those of a sitemap index's children.
     """
 
-    def __init__(self, collector: Collector, *, location: str | None, tree: Tree,
-                 index: bool = False, legacy: bool = False) -> None:
+    def __init__(
+        self,
+        collector: Collector,
+        *,
+        location: str | None,
+        tree: Tree,
+        index: bool = False,
+        legacy: bool = False,
+    ) -> None:
         self.collector = collector
         self.tree = tree
         self.index = index
@@ -142,8 +149,12 @@ class LocationChecker:
         if not self.seen.add(url):
             add("SM-L11", f"duplicate URL {url[:200]}", line, column)
         elif self.tree.seen is not None and not self.tree.seen.add(url):
-            add("SM-L11", f"{url[:200]} is also listed in another sitemap of this tree", line,
-                column)
+            add(
+                "SM-L11",
+                f"{url[:200]} is also listed in another sitemap of this tree",
+                line,
+                column,
+            )
         return url
 
     def _other_host(self, url: str, line: int, column: int) -> None:
@@ -151,23 +162,40 @@ class LocationChecker:
         if host == self.host:
             return
         if self.index:
-            self.collector.add("SM-I05", f"{url[:200]} is on host {host!r}; the index lists "
-                               f"sitemaps on {self.host!r}", line, column)
+            self.collector.add(
+                "SM-I05",
+                f"{url[:200]} is on host {host!r}; the index lists sitemaps on {self.host!r}",
+                line,
+                column,
+            )
         else:
-            self.collector.add("SM-L07", f"{url[:200]} is on host {host!r}; this sitemap's "
-                               f"first URL is on {self.host!r}", line, column)
+            self.collector.add(
+                "SM-L07",
+                f"{url[:200]} is on host {host!r}; this sitemap's first URL is on {self.host!r}",
+                line,
+                column,
+            )
 
     def _out_of_scope(self, url: str, line: int, column: int) -> None:
-        assert self.location_parts is not None and self.scope is not None
+        assert self.location_parts is not None
+        assert self.scope is not None
         scheme, host, port, path = _parts(url)
         own_scheme, own_host, own_port, folder = self.location_parts
         if self.index:
             if host != own_host:
-                self.collector.add("SM-I05", f"{url[:200]} is on host {host!r}, not on the "
-                                   f"index's site {own_host!r}", line, column)
+                self.collector.add(
+                    "SM-I05",
+                    f"{url[:200]} is on host {host!r}, not on the index's site {own_host!r}",
+                    line,
+                    column,
+                )
             elif not path.startswith(folder) or scheme != own_scheme or port != own_port:
-                self.collector.add("SM-I06", f"{url[:200]} is outside the index's folder "
-                                   f"{self.scope}", line, column)
+                self.collector.add(
+                    "SM-I06",
+                    f"{url[:200]} is outside the index's folder {self.scope}",
+                    line,
+                    column,
+                )
             return
         if host != own_host:
             self._cross_host(url, host, line, column)
@@ -180,21 +208,30 @@ class LocationChecker:
             reason = f"(d) it is not under the sitemap's folder {folder}"
         else:
             return  # same place spelled differently (case of the host, default port)
-        self.collector.add("SM-L08", f"{url[:200]} is outside {self.scope}: {reason}", line,
-                           column)
+        self.collector.add("SM-L08", f"{url[:200]} is outside {self.scope}: {reason}", line, column)
 
     def _cross_host(self, url: str, host: str, line: int, column: int) -> None:
         if self.tree.robots is None:
-            self.collector.add("SM-L08", f"{url[:200]} is outside {self.scope}: (b) it is on "
-                               f"host {host!r} (cross-submission via robots.txt was not "
-                               "checked: fetching is off)", line, column)
+            self.collector.add(
+                "SM-L08",
+                f"{url[:200]} is outside {self.scope}: (b) it is on "
+                f"host {host!r} (cross-submission via robots.txt was not "
+                "checked: fetching is off)",
+                line,
+                column,
+            )
             return
         match = _ORIGIN.match(url)
         origin = match.group().lower() if match else host
         count = self.pending_counts.get(origin, 0)
         if count == 0 and len(self.pending_counts) >= _MAX_HOSTS:
-            self.collector.add("SM-S03", f"{url[:200]} is on host {host!r}: more than "
-                               f"{_MAX_HOSTS} other hosts, robots.txt not checked", line, column)
+            self.collector.add(
+                "SM-S03",
+                f"{url[:200]} is on host {host!r}: more than "
+                f"{_MAX_HOSTS} other hosts, robots.txt not checked",
+                line,
+                column,
+            )
             return
         self.pending_counts[origin] = count + 1
         if count < _MAX_PENDING:
@@ -209,12 +246,23 @@ class LocationChecker:
             listed = self.tree.robots_for(origin)
             if listed is not None and own in listed:
                 continue
-            why = ("its robots.txt could not be read" if listed is None
-                   else "its robots.txt does not list this sitemap")
+            why = (
+                "its robots.txt could not be read"
+                if listed is None
+                else "its robots.txt does not list this sitemap"
+            )
             for url, line, column in self.pending.get(origin, []):
-                self.collector.add("SM-S03", f"{url[:200]} is on {origin}, and {why} "
-                                   f"(Sitemap: {self.location})", line, column)
+                self.collector.add(
+                    "SM-S03",
+                    f"{url[:200]} is on {origin}, and {why} (Sitemap: {self.location})",
+                    line,
+                    column,
+                )
             if count > _MAX_PENDING:
                 url, line, column = self.pending[origin][-1]
-                self.collector.add("SM-S03", f"{count - _MAX_PENDING:,} more URLs on {origin} "
-                                   f"without robots.txt proof", line, column)
+                self.collector.add(
+                    "SM-S03",
+                    f"{count - _MAX_PENDING:,} more URLs on {origin} without robots.txt proof",
+                    line,
+                    column,
+                )

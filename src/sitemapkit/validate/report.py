@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
+
 from ..markup import escape
 from .rules import RULES, Severity
 
@@ -36,12 +37,20 @@ class Issue:
     column: int
 
     def __str__(self) -> str:
-        return (f"{self.file}:{self.line}:{self.column}: {self.severity.value} {self.rule} "
-                f"{self.message}")
+        return (
+            f"{self.file}:{self.line}:{self.column}: {self.severity.value} {self.rule} "
+            f"{self.message}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "severity": self.severity.value, "message": self.message,
-                "file": self.file, "line": self.line, "column": self.column}
+        return {
+            "rule": self.rule,
+            "severity": self.severity.value,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+        }
 
 
 @dataclass(slots=True)
@@ -107,9 +116,11 @@ class Report:
 
     def summary(self) -> str:
         files = len(self.files)
-        return (f"{self.error_count:,} error{'s' * (self.error_count != 1)}, "
-                f"{self.warning_count:,} warning{'s' * (self.warning_count != 1)} in "
-                f"{files:,} file{'s' * (files != 1)} ({self.urls:,} URLs)")
+        return (
+            f"{self.error_count:,} error{'s' * (self.error_count != 1)}, "
+            f"{self.warning_count:,} warning{'s' * (self.warning_count != 1)} in "
+            f"{files:,} file{'s' * (files != 1)} ({self.urls:,} URLs)"
+        )
 
 
 class Collector:
@@ -126,8 +137,9 @@ class Collector:
         self._seen: dict[str, int] = {}
         self._first_hidden: dict[str, tuple[int, int]] = {}
 
-    def add(self, rule: str, message: str, line: int, column: int,
-            severity: Severity | None = None) -> None:
+    def add(
+        self, rule: str, message: str, line: int, column: int, severity: Severity | None = None
+    ) -> None:
         """Record a finding; ``severity`` None means the rule's default."""
         level = severity or RULES[rule].severity
         key = f"{rule}/{level.value}"
@@ -145,9 +157,17 @@ class Collector:
         for key, (line, column) in self._first_hidden.items():
             rule, _, level = key.partition("/")
             hidden = self._seen[key] - self._shown[key]
-            self.report.issues.append(Issue(
-                rule, Severity(level), f"{hidden:,} more {rule} findings in this file not shown "
-                f"(first at line {line})", self.file, line, column))
+            self.report.issues.append(
+                Issue(
+                    rule,
+                    Severity(level),
+                    f"{hidden:,} more {rule} findings in this file not shown "
+                    f"(first at line {line})",
+                    self.file,
+                    line,
+                    column,
+                )
+            )
         self._first_hidden.clear()
 
 
@@ -174,13 +194,13 @@ def _junit(report: Report) -> str:
             if failing:
                 suite_failures += 1
                 cases.append(
-                    f'    <testcase classname={quoteattr(name)} name={case_name}>'
+                    f"    <testcase classname={quoteattr(name)} name={case_name}>"
                     f'<failure type="{issue.severity.value}" message={quoteattr(issue.message)}>'
                     f"{escape(str(issue))}</failure></testcase>\n"
                 )
             else:
                 cases.append(
-                    f'    <testcase classname={quoteattr(name)} name={case_name}>'
+                    f"    <testcase classname={quoteattr(name)} name={case_name}>"
                     f"<system-out>{escape(str(issue))}</system-out></testcase>\n"
                 )
         if not issues:
@@ -194,7 +214,7 @@ def _junit(report: Report) -> str:
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<testsuites name="sitemapkit validate" tests="{total}" failures="{failures}">\n'
-        f'{"".join(suites)}</testsuites>\n'
+        f"{''.join(suites)}</testsuites>\n"
     )
 
 
@@ -207,41 +227,52 @@ def _sarif(report: Report) -> str:
     for rule_id in used:
         rule = RULES.get(rule_id)
         title = rule.title if rule else rule_id
-        rules.append({
-            "id": rule_id,
-            "shortDescription": {"text": title},
-            "fullDescription": {"text": rule.spec if rule else title},
-            "defaultConfiguration": {
-                "level": rule.severity.value if rule else "error",
-            },
-            "helpUri": "https://github.com/sitemapkit/sitemapkit/blob/main/docs/rules.md#"
-                       + rule_id.lower(),
-        })
+        rules.append(
+            {
+                "id": rule_id,
+                "shortDescription": {"text": title},
+                "fullDescription": {"text": rule.spec if rule else title},
+                "defaultConfiguration": {
+                    "level": rule.severity.value if rule else "error",
+                },
+                "helpUri": "https://github.com/sitemapkit/sitemapkit/blob/main/docs/rules.md#"
+                + rule_id.lower(),
+            }
+        )
     results = [
         {
             "ruleId": issue.rule,
             "ruleIndex": rule_index[issue.rule],
             "level": issue.severity.value,
             "message": {"text": issue.message},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": issue.file},
-                    "region": {"startLine": issue.line, "startColumn": issue.column},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": issue.file},
+                        "region": {"startLine": issue.line, "startColumn": issue.column},
+                    }
                 }
-            }],
+            ],
         }
         for issue in report.issues
     ]
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "sitemapkit", "version": __version__,
-                                "informationUri": "https://www.sitemaps.org/protocol.html",
-                                "rules": rules}},
-            "artifacts": [{"location": {"uri": name}} for name in report.files],
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "sitemapkit",
+                        "version": __version__,
+                        "informationUri": "https://www.sitemaps.org/protocol.html",
+                        "rules": rules,
+                    }
+                },
+                "artifacts": [{"location": {"uri": name}} for name in report.files],
+                "results": results,
+            }
+        ],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 

@@ -29,15 +29,25 @@ def _lines(chunks: Iterable[bytes], checked: CheckedFile) -> Iterable[bytes]:
         yield carry
 
 
-def check_text(chunks: Iterable[bytes], collector: Collector, *, location: str | None = None,
-               tree: Tree | None = None, top_level: bool = True) -> CheckedFile:
+def check_text(
+    chunks: Iterable[bytes],
+    collector: Collector,
+    *,
+    location: str | None = None,
+    tree: Tree | None = None,
+    top_level: bool = True,
+) -> CheckedFile:
     """Check a text sitemap given as byte chunks; findings go to ``collector``."""
     checked = CheckedFile(kind="text")
     add = collector.add
     locations = LocationChecker(collector, location=location, tree=tree or Tree())
     if top_level and location and location.split("?")[0].count("/") > 3:
-        add("SM-S02", f"{location} is not at the server root; it can only list URLs under its "
-            "own folder", 1, 1)
+        add(
+            "SM-S02",
+            f"{location} is not at the server root; it can only list URLs under its own folder",
+            1,
+            1,
+        )
     profile = PROTOCOL_09
     number = 0
     try:
@@ -56,19 +66,26 @@ def check_text(chunks: Iterable[bytes], collector: Collector, *, location: str |
                 add("SM-T05", "blank line", number, 1)
                 continue
             if text.startswith("#"):
-                add("SM-T05", "comment line; a text sitemap holds nothing but URLs", number,
-                    column)
+                add("SM-T05", "comment line; a text sitemap holds nothing but URLs", number, column)
                 continue
             if any(space in text for space in (" ", "\t")):
-                add("SM-T02", "the line holds more than one URL (or a URL with a raw space)",
-                    number, column)
+                add(
+                    "SM-T02",
+                    "the line holds more than one URL (or a URL with a raw space)",
+                    number,
+                    column,
+                )
                 continue
             checked.urls += 1
             if checked.urls == profile.max_urls + 1:
                 add("SM-T04", f"more than {profile.max_urls:,} URLs", number, column)
             if "://" not in text:
-                add("SM-T03", f"{text[:200]!r} is not a fully specified URL (scheme and host)",
-                    number, column)
+                add(
+                    "SM-T03",
+                    f"{text[:200]!r} is not a fully specified URL (scheme and host)",
+                    number,
+                    column,
+                )
             locations.check(text, number, column, relaxed_scheme=True)
     except UnsafeContentError as error:
         add("SM-T04", f"{error.message}; stopped reading", number, 1)
@@ -77,7 +94,11 @@ def check_text(chunks: Iterable[bytes], collector: Collector, *, location: str |
         add("SM-F01", error.message, number, 1)
         return checked
     if checked.bytes > profile.max_bytes:
-        add("SM-T04", f"the file is {checked.bytes:,} bytes uncompressed; the limit is "
-            f"{profile.max_bytes:,}", 1, 1)
+        add(
+            "SM-T04",
+            f"the file is {checked.bytes:,} bytes uncompressed; the limit is {profile.max_bytes:,}",
+            1,
+            1,
+        )
     locations.finish()
     return checked

@@ -23,8 +23,8 @@ from ..model import (
     MAX_IMAGES_PER_URL,
     MAX_NEWS_URLS,
     NEWS_NS,
-    PROTOCOL_09,
     PROTOCOL_084,
+    PROTOCOL_09,
     VIDEO_NS,
     XHTML_NS,
     Profile,
@@ -63,8 +63,11 @@ _VIDEO_MEDIA: Final = frozenset({f"{VIDEO_NS} content_loc", f"{VIDEO_NS} player_
 _ENTITY_NAMES: Final = {"'": "&apos;", '"': "&quot;", ">": "&gt;"}
 _ESCAPING_ERRORS: Final = frozenset(
     expat.errors.codes[message]
-    for message in (expat.errors.XML_ERROR_INVALID_TOKEN, expat.errors.XML_ERROR_UNDEFINED_ENTITY,
-                    expat.errors.XML_ERROR_BAD_CHAR_REF)
+    for message in (
+        expat.errors.XML_ERROR_INVALID_TOKEN,
+        expat.errors.XML_ERROR_UNDEFINED_ENTITY,
+        expat.errors.XML_ERROR_BAD_CHAR_REF,
+    )
 )
 _INVALID_TOKEN: Final = expat.errors.codes[expat.errors.XML_ERROR_INVALID_TOKEN]
 
@@ -106,8 +109,15 @@ class _Frame:
 
 
 class _Checker:
-    def __init__(self, collector: Collector, checked: CheckedFile, *, location: str | None,
-                 tree: Tree, top_level: bool) -> None:
+    def __init__(
+        self,
+        collector: Collector,
+        checked: CheckedFile,
+        *,
+        location: str | None,
+        tree: Tree,
+        top_level: bool,
+    ) -> None:
         self.collector = collector
         self.add = collector.add
         self.checked = checked
@@ -191,15 +201,20 @@ class _Checker:
             self._limit_stop(error)
             return
         except ParseError as error:
-            self.add("SM-F01", error.message, parser.CurrentLineNumber,
-                     parser.CurrentColumnNumber + 1)
+            self.add(
+                "SM-F01", error.message, parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
+            )
             return
         self._finish()
 
     def _limit_stop(self, error: UnsafeContentError) -> None:
         rule = "SM-I04" if self.checked.kind == "sitemapindex" else "SM-F05"
-        self.add(rule, f"{error.message}; stopped reading", self.parser.CurrentLineNumber,
-                 self.parser.CurrentColumnNumber + 1)
+        self.add(
+            rule,
+            f"{error.message}; stopped reading",
+            self.parser.CurrentLineNumber,
+            self.parser.CurrentColumnNumber + 1,
+        )
 
     def _parse_error(self, error: expat.ExpatError) -> None:
         line, column = error.lineno, error.offset + 1
@@ -211,11 +226,19 @@ class _Checker:
         in_text = self.capture or (model is not None and model.text)
         if in_text and error.code in _ESCAPING_ERRORS:
             if self.capture == 1:
-                self.add("SM-L04", f"<loc> holds a raw '&' or '<' ({message}); write &amp; "
-                         "and &lt;", line, column)
+                self.add(
+                    "SM-L04",
+                    f"<loc> holds a raw '&' or '<' ({message}); write &amp; and &lt;",
+                    line,
+                    column,
+                )
             else:
-                self.add("SM-E01", f"a value holds a raw '&' or '<' ({message}); write &amp; "
-                         "and &lt;", line, column)
+                self.add(
+                    "SM-E01",
+                    f"a value holds a raw '&' or '<' ({message}); write &amp; and &lt;",
+                    line,
+                    column,
+                )
             return
         self.add("SM-F01", f"not well-formed XML: {message}", line, column)
 
@@ -231,20 +254,32 @@ class _Checker:
             return True
         return False
 
-    def _xml_declaration(self, version: str | None, encoding: str | None,
-                         standalone: int) -> None:
+    def _xml_declaration(self, version: str | None, encoding: str | None, standalone: int) -> None:
         self.declared = True
         self.declared_encoding = encoding.lower() if encoding else None
         if encoding is None:
-            self.add("SM-F03", 'the XML declaration names no encoding; write '
-                     '<?xml version="1.0" encoding="UTF-8"?>', 1, 1)
+            self.add(
+                "SM-F03",
+                "the XML declaration names no encoding; write "
+                '<?xml version="1.0" encoding="UTF-8"?>',
+                1,
+                1,
+            )
         elif encoding.lower() not in ("utf-8", "utf8"):
-            self.add("SM-F02", f"the XML declaration names encoding {encoding!r}; sitemaps "
-                     "must be UTF-8", 1, 1)
+            self.add(
+                "SM-F02",
+                f"the XML declaration names encoding {encoding!r}; sitemaps must be UTF-8",
+                1,
+                1,
+            )
 
     def _entity_declaration(self, *args: object) -> None:
-        raise _Stop("SM-F01", "the DOCTYPE declares entities; refused for safety",
-                    self.parser.CurrentLineNumber, self.parser.CurrentColumnNumber + 1)
+        raise _Stop(
+            "SM-F01",
+            "the DOCTYPE declares entities; refused for safety",
+            self.parser.CurrentLineNumber,
+            self.parser.CurrentColumnNumber + 1,
+        )
 
     def _position(self) -> tuple[int, int]:
         return self.parser.CurrentLineNumber, self.parser.CurrentColumnNumber + 1
@@ -256,8 +291,12 @@ class _Checker:
         self.texts.clear()
         line, column = self.root_line, self.root_column = self._position()
         if not self.declared:
-            self.add("SM-F03", 'no XML declaration; start with <?xml version="1.0" '
-                     'encoding="UTF-8"?>', 1, 1)
+            self.add(
+                "SM-F03",
+                'no XML declaration; start with <?xml version="1.0" encoding="UTF-8"?>',
+                1,
+                1,
+            )
         namespace, _, local = name.rpartition(" ")
         parser = self.parser
         if local in ("urlset", "sitemapindex"):
@@ -268,18 +307,29 @@ class _Checker:
                 self.profile, self.legacy = PROTOCOL_084, True
             elif namespace != _NS_09:
                 shown = f"namespace {namespace!r}" if namespace else "no namespace"
-                self.add(rule, f"<{local}> has {shown}; it must be {_NS_09!r} (or the 0.84 "
-                         f"namespace {_NS_084!r})", line, column)
+                self.add(
+                    rule,
+                    f"<{local}> has {shown}; it must be {_NS_09!r} (or the 0.84 "
+                    f"namespace {_NS_084!r})",
+                    line,
+                    column,
+                )
             self.ns = namespace
             self.entry_name = f"{namespace} {'sitemap' if index else 'url'}".lstrip()
-            self.core_names = {f"{namespace} {local}".lstrip(): position
-                               for position, local in enumerate(_CORE, 1)}
+            self.core_names = {
+                f"{namespace} {local}".lstrip(): position for position, local in enumerate(_CORE, 1)
+            }
             if index:
                 del self.core_names[f"{namespace} changefreq".lstrip()]
                 del self.core_names[f"{namespace} priority".lstrip()]
             self.max_entries = self.profile.max_sitemaps if index else self.profile.max_urls
-            self.locations = LocationChecker(self.collector, location=self.location,
-                                             tree=self.tree, index=index, legacy=self.legacy)
+            self.locations = LocationChecker(
+                self.collector,
+                location=self.location,
+                tree=self.tree,
+                index=index,
+                legacy=self.legacy,
+            )
             if not index and not self.legacy:
                 self.root_models = {root: MODELS[root] for root in ROOTS}
             self._check_root_attributes(attributes, index, line, column)
@@ -290,51 +340,75 @@ class _Checker:
             local == "feed" and namespace in (_ATOM_10, _ATOM_03)
         ):
             self.checked.kind = "rss" if local == "rss" else "atom"
-            self.locations = LocationChecker(self.collector, location=self.location,
-                                             tree=self.tree)
-            self.add("SM-D03", "a feed lists only recent URLs; it is not a full-site sitemap",
-                     line, column)
+            self.locations = LocationChecker(self.collector, location=self.location, tree=self.tree)
+            self.add(
+                "SM-D03",
+                "a feed lists only recent URLs; it is not a full-site sitemap",
+                line,
+                column,
+            )
             if self.top_level and self.location:
                 self._check_placement("SM-S02", line, column)
             parser.StartElementHandler = self._start_feed
             parser.EndElementHandler = self._end_feed
         else:
-            self.add("SM-U01", f"the root element is <{display_name(name)}>, not <urlset> or "
-                     "<sitemapindex> (nor an RSS or Atom feed)", line, column)
+            self.add(
+                "SM-U01",
+                f"the root element is <{display_name(name)}>, not <urlset> or "
+                "<sitemapindex> (nor an RSS or Atom feed)",
+                line,
+                column,
+            )
             parser.StartElementHandler = self._start_ignored
             parser.EndElementHandler = self._end_ignored
 
-    def _check_root_attributes(self, attributes: dict[str, str], index: bool, line: int,
-                               column: int) -> None:
+    def _check_root_attributes(
+        self, attributes: dict[str, str], index: bool, line: int, column: int
+    ) -> None:
         for attribute, value in attributes.items():
             if attribute == f"{_XSI} schemaLocation":
                 expected = "siteindex.xsd" if index else "sitemap.xsd"
                 pairs = value.split()
-                ok = any(pairs[i] == self.ns and pairs[i + 1].endswith(expected)
-                         for i in range(0, len(pairs) - 1, 2))
+                ok = any(
+                    pairs[i] == self.ns and pairs[i + 1].endswith(expected)
+                    for i in range(0, len(pairs) - 1, 2)
+                )
                 if not ok:
-                    self.add("SM-V04", f"xsi:schemaLocation {value!r} does not pair "
-                             f"{self.ns} with its {expected}", line, column)
+                    self.add(
+                        "SM-V04",
+                        f"xsi:schemaLocation {value!r} does not pair {self.ns} with its {expected}",
+                        line,
+                        column,
+                    )
             elif not attribute.startswith(_XSI):
                 self._bad_attribute(attribute, line, column)
 
     def _bad_attribute(self, attribute: str, line: int, column: int) -> None:
-        self.add("SM-U05", f"attribute {display_name(attribute)!r} is not allowed here", line,
-                 column)
+        self.add(
+            "SM-U05", f"attribute {display_name(attribute)!r} is not allowed here", line, column
+        )
 
     def _check_placement(self, rule: str, line: int, column: int) -> None:
         assert self.location is not None
         match = re.match(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*(/[^?#]*)?", self.location)
         path = (match.group(1) or "/") if match else "/"
         if path.count("/") > 1:
-            self.add(rule, f"{self.location} is not at the server root; it can only list URLs "
-                     f"under {path[: path.rfind('/') + 1]}", line, column)
+            self.add(
+                rule,
+                f"{self.location} is not at the server root; it can only list URLs "
+                f"under {path[: path.rfind('/') + 1]}",
+                line,
+                column,
+            )
 
     def _start_ignored(self, name: str, attributes: dict[str, str]) -> None:
         self.depth += 1
         if self.depth > _MAX_DEPTH:
-            raise _Stop("SM-F01", f"elements nested deeper than {_MAX_DEPTH} levels; refused",
-                        *self._position())
+            raise _Stop(
+                "SM-F01",
+                f"elements nested deeper than {_MAX_DEPTH} levels; refused",
+                *self._position(),
+            )
 
     def _end_ignored(self, name: str) -> None:
         self.depth -= 1
@@ -362,8 +436,12 @@ class _Checker:
             name = model.name
             if name == _LINK:
                 href = attributes.get("href")
-                if not (href and href.startswith(("https://", "http://"))
-                        and attributes.get("rel") == "alternate" and attributes.get("hreflang")):
+                if not (
+                    href
+                    and href.startswith(("https://", "http://"))
+                    and attributes.get("rel") == "alternate"
+                    and attributes.get("hreflang")
+                ):
                     self._attributes(model, attributes, *self._position())
                 frames.append(_LINK_FRAME)
                 return
@@ -372,13 +450,22 @@ class _Checker:
             if name == _IMAGE:
                 self.images += 1
                 if self.images == MAX_IMAGES_PER_URL + 1:
-                    self.add("SM-IMG-02", f"more than {MAX_IMAGES_PER_URL:,} <image:image> in "
-                             "one <url>", line, column)
+                    self.add(
+                        "SM-IMG-02",
+                        f"more than {MAX_IMAGES_PER_URL:,} <image:image> in one <url>",
+                        line,
+                        column,
+                    )
             elif name == _NEWS:
                 self.news_urls += 1
                 if self.news_urls == MAX_NEWS_URLS + 1:
-                    self.add("SM-NEWS-02", f"more than {MAX_NEWS_URLS:,} news URLs in one "
-                             "sitemap; split them and use an index", line, column)
+                    self.add(
+                        "SM-NEWS-02",
+                        f"more than {MAX_NEWS_URLS:,} news URLs in one "
+                        "sitemap; split them and use an index",
+                        line,
+                        column,
+                    )
             frames.append(_Frame(model, line, column))
         elif depth == 2:
             if name == self.entry_name:
@@ -401,8 +488,13 @@ class _Checker:
                 self._bad_attribute(attribute, line, column)
         if checked.urls == self.max_entries + 1:
             if checked.kind == "sitemapindex":
-                self.add("SM-I03", f"more than {self.max_entries:,} <sitemap> entries "
-                         f"(protocol {self.profile.version})", line, column)
+                self.add(
+                    "SM-I03",
+                    f"more than {self.max_entries:,} <sitemap> entries "
+                    f"(protocol {self.profile.version})",
+                    line,
+                    column,
+                )
             else:
                 self.add("SM-F06", f"more than {self.max_entries:,} <url> entries", line, column)
 
@@ -427,33 +519,56 @@ class _Checker:
                 self.add(rule, "more than one <loc> in this entry", line, column)
             else:
                 rule = "SM-I02" if index else ("SM-U06" if self.extended else "SM-U04")
-                self.add(rule, "<loc> must come first", line, column,
-                         _warning_if(self.legacy and not self.extended))
+                self.add(
+                    rule,
+                    "<loc> must come first",
+                    line,
+                    column,
+                    _warning_if(self.legacy and not self.extended),
+                )
             self.has_loc = True
             return
         rule = "SM-I02" if index else "SM-U04"
         if position == stage:
             self.add(rule, f"more than one <{local}> in this entry", line, column)
         elif self.extended:
-            self.add("SM-I02" if index else "SM-U06", f"<{local}> after extension elements; "
-                     "extensions come after the core elements", line, column)
+            self.add(
+                "SM-I02" if index else "SM-U06",
+                f"<{local}> after extension elements; extensions come after the core elements",
+                line,
+                column,
+            )
         else:
             severity = _warning_if(self.legacy)
-            self.add(rule, f"<{local}> is out of order: the order is "
-                     f"{', '.join(_CORE[:4 if not index else 2])}", line, column, severity)
+            self.add(
+                rule,
+                f"<{local}> is out of order: the order is "
+                f"{', '.join(_CORE[: 4 if not index else 2])}",
+                line,
+                column,
+                severity,
+            )
 
     def _entry_child(self, name: str, attributes: dict[str, str]) -> None:
         namespace, _, local = name.rpartition(" ")
         line, column = self._position()
         index = self.checked.kind == "sitemapindex"
         if namespace == self.ns:
-            self.add("SM-I02" if index else "SM-U05", f"<{local}> is not an element of the "
-                     "sitemap schema", line, column)
+            self.add(
+                "SM-I02" if index else "SM-U05",
+                f"<{local}> is not an element of the sitemap schema",
+                line,
+                column,
+            )
             self.frames.append(_Frame(None, line, column))
             return
         if not namespace:
-            self.add("SM-U06", f"<{local}> has no namespace; extension elements need their own",
-                     line, column)
+            self.add(
+                "SM-U06",
+                f"<{local}> has no namespace; extension elements need their own",
+                line,
+                column,
+            )
             self.frames.append(_Frame(None, line, column))
             return
         self.extended = True
@@ -466,13 +581,24 @@ class _Checker:
     def _unknown_namespace(self, namespace: str, name: str, line: int, column: int) -> None:
         if namespace not in self.unknown_namespaces:
             self.unknown_namespaces.add(namespace)
-            where = ("in a sitemap index" if self.checked.kind == "sitemapindex"
-                     else "in a 0.84 sitemap" if self.legacy else "")
-            self.add("SM-U07", f"<{display_name(name)}>: extension namespace {namespace!r} "
-                     f"{where or 'is unknown'}; not validated", line, column)
+            where = (
+                "in a sitemap index"
+                if self.checked.kind == "sitemapindex"
+                else "in a 0.84 sitemap"
+                if self.legacy
+                else ""
+            )
+            self.add(
+                "SM-U07",
+                f"<{display_name(name)}>: extension namespace {namespace!r} "
+                f"{where or 'is unknown'}; not validated",
+                line,
+                column,
+            )
 
-    def _extension_root(self, name: str, namespace: str, attributes: dict[str, str], line: int,
-                        column: int) -> None:
+    def _extension_root(
+        self, name: str, namespace: str, attributes: dict[str, str], line: int, column: int
+    ) -> None:
         rule = EXTENSION_RULES.get(namespace)
         if rule is None:
             self._unknown_namespace(namespace, name, line, column)
@@ -486,46 +612,79 @@ class _Checker:
         self._attributes(model, attributes, line, column)
         self.frames.append(_Frame(model, line, column))
 
-    def _attributes(self, model: Model, attributes: dict[str, str], line: int,
-                    column: int) -> None:
+    def _attributes(self, model: Model, attributes: dict[str, str], line: int, column: int) -> None:
         for required in model.required_attributes:
             if not attributes.get(required, "").strip():
-                self.add(model.rule, f"<{display_name(model.name)}> needs a {required!r} "
-                         "attribute", line, column)
+                self.add(
+                    model.rule,
+                    f"<{display_name(model.name)}> needs a {required!r} attribute",
+                    line,
+                    column,
+                )
         if model.rule == "SM-HREF-01":
             self._alternate(attributes, line, column)
         for deprecated in model.deprecated_attributes:
             if deprecated in attributes:
                 namespace = model.name.rpartition(" ")[0]
-                self.add(DEPRECATION_RULES[namespace], f"{display_name(model.name)}@{deprecated}"
-                         " is deprecated and has no effect since 2022-08-06", line, column)
+                self.add(
+                    DEPRECATION_RULES[namespace],
+                    f"{display_name(model.name)}@{deprecated}"
+                    " is deprecated and has no effect since 2022-08-06",
+                    line,
+                    column,
+                )
 
     def _alternate(self, attributes: dict[str, str], line: int, column: int) -> None:
         rel = attributes.get("rel")
         if rel is not None and rel != "alternate":
-            self.add("SM-HREF-01", f'<xhtml:link> has rel="{rel}"; hreflang links use '
-                     'rel="alternate"', line, column)
+            self.add(
+                "SM-HREF-01",
+                f'<xhtml:link> has rel="{rel}"; hreflang links use rel="alternate"',
+                line,
+                column,
+            )
         href = attributes.get("href", "").strip()
         if href and not href.startswith(("https://", "http://")) and not _HTTP_URL.match(href):
-            self.add("SM-HREF-01", f"<xhtml:link> href {href[:200]!r} is not a fully-qualified "
-                     "http(s) URL", line, column)
+            self.add(
+                "SM-HREF-01",
+                f"<xhtml:link> href {href[:200]!r} is not a fully-qualified http(s) URL",
+                line,
+                column,
+            )
 
     def _top_child(self, name: str, attributes: dict[str, str]) -> None:
         namespace, _, local = name.rpartition(" ")
         line, column = self._position()
         index = self.checked.kind == "sitemapindex"
         if index and name == f"{self.ns} url".lstrip():
-            self.add("SM-I01", "a <sitemapindex> cannot hold <url>; list sitemaps with "
-                     "<sitemap>", line, column)
+            self.add(
+                "SM-I01",
+                "a <sitemapindex> cannot hold <url>; list sitemaps with <sitemap>",
+                line,
+                column,
+            )
         elif namespace == self.ns:
-            self.add("SM-I01" if index else "SM-U05",
-                     f"<{local}> cannot stand in <{self.checked.kind}>", line, column)
+            self.add(
+                "SM-I01" if index else "SM-U05",
+                f"<{local}> cannot stand in <{self.checked.kind}>",
+                line,
+                column,
+            )
         elif not namespace:
-            self.add("SM-U06", f"<{local}> has no namespace; extension elements need their own",
-                     line, column)
+            self.add(
+                "SM-U06",
+                f"<{local}> has no namespace; extension elements need their own",
+                line,
+                column,
+            )
         elif self.checked.urls:
-            self.add("SM-U06", f"<{display_name(name)}> after the first entry; extension "
-                     f"elements of <{self.checked.kind}> must come before it", line, column)
+            self.add(
+                "SM-U06",
+                f"<{display_name(name)}> after the first entry; extension "
+                f"elements of <{self.checked.kind}> must come before it",
+                line,
+                column,
+            )
         elif not index and not self.legacy:
             self._extension_root(name, namespace, attributes, line, column)
             return
@@ -535,15 +694,22 @@ class _Checker:
 
     def _deep(self, name: str, attributes: dict[str, str], frames: list[_Frame]) -> None:
         if self.depth > _MAX_DEPTH:
-            raise _Stop("SM-F01", f"elements nested deeper than {_MAX_DEPTH} levels; refused",
-                        *self._position())
+            raise _Stop(
+                "SM-F01",
+                f"elements nested deeper than {_MAX_DEPTH} levels; refused",
+                *self._position(),
+            )
         if not frames:
             # An element inside loc, lastmod, changefreq or priority.
             line, column = self._position()
             if self.depth == 4 and self.capture:
                 parent = _CORE[self.capture - 1]
-                self.add("SM-I02" if self.checked.kind == "sitemapindex" else "SM-U05",
-                         f"<{display_name(name)}> cannot stand inside <{parent}>", line, column)
+                self.add(
+                    "SM-I02" if self.checked.kind == "sitemapindex" else "SM-U05",
+                    f"<{display_name(name)}> cannot stand inside <{parent}>",
+                    line,
+                    column,
+                )
                 self.capture = 0
             frames.append(_Frame(None, line, column))
             return
@@ -556,11 +722,12 @@ class _Checker:
         if position is None:
             line, column = self._position()
             if model.children:
-                message = (f"<{display_name(name)}> cannot stand inside "
-                           f"<{display_name(model.name)}>")
+                message = f"<{display_name(name)}> cannot stand inside <{display_name(model.name)}>"
             else:
-                message = (f"<{display_name(model.name)}> cannot hold elements; found "
-                           f"<{display_name(name)}>")
+                message = (
+                    f"<{display_name(model.name)}> cannot hold elements; found "
+                    f"<{display_name(name)}>"
+                )
             self.add(model.rule, message, line, column)
             frames.append(_Frame(None, line, column))
             return
@@ -577,43 +744,62 @@ class _Checker:
             line, column = self._position()
             if child.deprecated:
                 namespace = name.rpartition(" ")[0]
-                self.add(DEPRECATION_RULES[namespace], f"<{display_name(name)}> is deprecated "
-                         "and has no effect since 2022-08-06", line, column)
+                self.add(
+                    DEPRECATION_RULES[namespace],
+                    f"<{display_name(name)}> is deprecated and has no effect since 2022-08-06",
+                    line,
+                    column,
+                )
             self._attributes(child, attributes, line, column)
         if child.children:
             frames.append(_Frame(child, *self._position()))
         else:
             frames.append(_LEAF_FRAMES[name])
 
-    def _sequence_step(self, frame: _Frame, model: Model, position: int, line: int,
-                       column: int) -> None:
+    def _sequence_step(
+        self, frame: _Frame, model: Model, position: int, line: int, column: int
+    ) -> None:
         children = model.children
         if position == frame.seen:
             frame.count += 1
             if frame.count > children[position][2]:
-                self.add(model.rule, f"too many <{display_name(children[position][0])}> in "
-                         f"<{display_name(model.name)}> (at most {children[position][2]})",
-                         line, column)
+                self.add(
+                    model.rule,
+                    f"too many <{display_name(children[position][0])}> in "
+                    f"<{display_name(model.name)}> (at most {children[position][2]})",
+                    line,
+                    column,
+                )
             return
         if position < frame.seen:
-            self.add(model.rule, f"<{display_name(children[position][0])}> is out of order in "
-                     f"<{display_name(model.name)}>: it must come before "
-                     f"<{display_name(children[frame.seen][0])}>", line, column)
+            self.add(
+                model.rule,
+                f"<{display_name(children[position][0])}> is out of order in "
+                f"<{display_name(model.name)}>: it must come before "
+                f"<{display_name(children[frame.seen][0])}>",
+                line,
+                column,
+            )
             return
         self._missing(frame, model, frame.seen, position, line, column)
         frame.seen = position
         frame.count = 1
 
-    def _missing(self, frame: _Frame, model: Model, seen: int, upto: int, line: int,
-                 column: int) -> None:
+    def _missing(
+        self, frame: _Frame, model: Model, seen: int, upto: int, line: int, column: int
+    ) -> None:
         children = model.children
         start = seen
         if seen >= 0 and frame.count >= children[seen][1]:
             start = seen + 1
         for position in range(max(start, 0), upto):
             if children[position][1] > (frame.count if position == seen else 0):
-                self.add(model.rule, f"<{display_name(model.name)}> lacks "
-                         f"<{display_name(children[position][0])}>", line, column)
+                self.add(
+                    model.rule,
+                    f"<{display_name(model.name)}> lacks <{display_name(children[position][0])}>",
+                    line,
+                    column,
+                )
 
     def _end(self, name: str) -> None:
         depth = self.depth
@@ -643,9 +829,8 @@ class _Checker:
             if texts:
                 self._stray_text(2)
             self._close_entry()
-        elif depth == 1:
-            if texts:
-                self._stray_text(1)
+        elif depth == 1 and texts:
+            self._stray_text(1)
         texts.clear()
 
     def _raw_specials(self, text: str, line: int, column: int) -> None:
@@ -672,8 +857,12 @@ class _Checker:
             return
         for char in ("'", '"', ">"):
             if char in text and char.encode() in raw:
-                self.add("SM-E02", f"raw {char!r} in a value; the protocol escapes it as "
-                         f"{_ENTITY_NAMES[char]}", line, column)
+                self.add(
+                    "SM-E02",
+                    f"raw {char!r} in a value; the protocol escapes it as {_ENTITY_NAMES[char]}",
+                    line,
+                    column,
+                )
 
     def _loc(self, text: str) -> None:
         assert self.locations is not None
@@ -731,8 +920,9 @@ class _Checker:
             line, column = (frame.line, frame.column) if frame.line else self._position()
             if not model.text:
                 if not text.isspace():
-                    self.add(model.rule, f"<{display_name(model.name)}> cannot hold text",
-                             line, column)
+                    self.add(
+                        model.rule, f"<{display_name(model.name)}> cannot hold text", line, column
+                    )
             else:
                 if "'" in text or '"' in text or ">" in text:
                     self._raw_specials(text, line, column)
@@ -745,8 +935,12 @@ class _Checker:
             if (seen >= 0 and frame.count < children[seen][1]) or model.required_after[seen + 1]:
                 self._missing(frame, model, seen, len(children), frame.line, frame.column)
             if model.name == _VIDEO and not frame.media:
-                self.add("SM-VID-02", "<video:video> needs <video:content_loc> or "
-                         "<video:player_loc>", frame.line, frame.column)
+                self.add(
+                    "SM-VID-02",
+                    "<video:video> needs <video:content_loc> or <video:player_loc>",
+                    frame.line,
+                    frame.column,
+                )
 
     def _stray_text(self, depth: int) -> None:
         texts = self.texts
@@ -759,8 +953,7 @@ class _Checker:
         if frames and depth >= 3:
             model = frames[-1].model
             if model is not None and not model.text:
-                self.add(model.rule, f"<{display_name(model.name)}> cannot hold text", line,
-                         column)
+                self.add(model.rule, f"<{display_name(model.name)}> cannot hold text", line, column)
             return
         if depth in (1, 2):
             rule = "SM-U05" if self.checked.kind == "urlset" else "SM-I02"
@@ -774,8 +967,11 @@ class _Checker:
         depth = self.depth = self.depth + 1
         self.texts.clear()
         if depth > _MAX_DEPTH:
-            raise _Stop("SM-F01", f"elements nested deeper than {_MAX_DEPTH} levels; refused",
-                        *self._position())
+            raise _Stop(
+                "SM-F01",
+                f"elements nested deeper than {_MAX_DEPTH} levels; refused",
+                *self._position(),
+            )
         namespace, _, local = name.rpartition(" ")
         kind = self.checked.kind
         entry_depth = 3 if kind == "rss" else 2
@@ -785,8 +981,12 @@ class _Checker:
             self.feed_link = None
             self.feed_link_rank = 0
             if self.checked.urls == self.profile.max_urls + 1:
-                self.add("SM-F06", f"more than {self.profile.max_urls:,} items",
-                         self.entry_line, self.entry_column)
+                self.add(
+                    "SM-F06",
+                    f"more than {self.profile.max_urls:,} items",
+                    self.entry_line,
+                    self.entry_column,
+                )
         elif depth == entry_depth + 1 and self.entry_line:
             self.value_line, self.value_column = self._position()
             if kind == "rss" and local in ("link", "guid") and not namespace:
@@ -815,8 +1015,10 @@ class _Checker:
                 self.feed_link = text
                 self.feed_position = self.value_line, self.value_column
             self.capture = 0
-        elif depth == entry_depth and self.entry_line and (
-            name.rpartition(" ")[2] == ("item" if kind == "rss" else "entry")
+        elif (
+            depth == entry_depth
+            and self.entry_line
+            and (name.rpartition(" ")[2] == ("item" if kind == "rss" else "entry"))
         ):
             self._finish_feed_entry()
             self.entry_line = 0
@@ -842,48 +1044,79 @@ class _Checker:
         if kind in ("urlset", "sitemapindex"):
             if checked.urls == 0:
                 if kind == "urlset":
-                    self.add("SM-U03", "<urlset> has no <url>", line, column,
-                             _warning_if(self.legacy))
+                    self.add(
+                        "SM-U03", "<urlset> has no <url>", line, column, _warning_if(self.legacy)
+                    )
                 else:
                     self.add("SM-I01", "<sitemapindex> lists no <sitemap>", line, column)
             if checked.bytes > self.profile.max_bytes:
-                self.add("SM-I04" if kind == "sitemapindex" else "SM-F05",
-                         f"the file is {checked.bytes:,} bytes uncompressed; the limit is "
-                         f"{self.profile.max_bytes:,} (protocol {self.profile.version})",
-                         line, column)
+                self.add(
+                    "SM-I04" if kind == "sitemapindex" else "SM-F05",
+                    f"the file is {checked.bytes:,} bytes uncompressed; the limit is "
+                    f"{self.profile.max_bytes:,} (protocol {self.profile.version})",
+                    line,
+                    column,
+                )
             if kind == "urlset":
                 self._uniformity(line, column)
         elif kind in ("rss", "atom") and checked.bytes > self.profile.max_bytes:
-            self.add("SM-F05", f"the feed is {checked.bytes:,} bytes uncompressed; the limit "
-                     f"is {self.profile.max_bytes:,}", line, column)
+            self.add(
+                "SM-F05",
+                f"the feed is {checked.bytes:,} bytes uncompressed; the limit "
+                f"is {self.profile.max_bytes:,}",
+                line,
+                column,
+            )
         if self.locations is not None:
             self.locations.finish()
 
     def _uniformity(self, line: int, column: int) -> None:
         urls = self.checked.urls
-        if (urls >= _SAME_LASTMOD_MIN and self.lastmods == urls and self.same_lastmod
-                and self.first_lastmod is not None and "T" in self.first_lastmod):
-            self.add("SM-M08", f"all {urls:,} URLs have lastmod {self.first_lastmod.strip()!r}: "
-                     "lastmod should be when each page changed, not when the sitemap was built",
-                     line, column)
+        if (
+            urls >= _SAME_LASTMOD_MIN
+            and self.lastmods == urls
+            and self.same_lastmod
+            and self.first_lastmod is not None
+            and "T" in self.first_lastmod
+        ):
+            self.add(
+                "SM-M08",
+                f"all {urls:,} URLs have lastmod {self.first_lastmod.strip()!r}: "
+                "lastmod should be when each page changed, not when the sitemap was built",
+                line,
+                column,
+            )
         if urls >= 2 and self.priorities == urls and self.same_priority:
             assert self.first_priority is not None
-            self.add("SM-P03", f"all {urls:,} URLs have priority {self.first_priority.strip()}; "
-                     "a priority only means something relative to others", line, column)
+            self.add(
+                "SM-P03",
+                f"all {urls:,} URLs have priority {self.first_priority.strip()}; "
+                "a priority only means something relative to others",
+                line,
+                column,
+            )
 
 
 _IGNORED: Final = _Frame(None, 0, 0)
 # Leaves have no state of their own: one shared frame each; messages use the end position.
-_LEAF_FRAMES: Final = {name: _Frame(model, 0, 0) for name, model in MODELS.items()
-                       if not model.children}
+_LEAF_FRAMES: Final = {
+    name: _Frame(model, 0, 0) for name, model in MODELS.items() if not model.children
+}
 _LINK: Final = f"{XHTML_NS} link"
 _LINK_FRAME: Final = _LEAF_FRAMES[_LINK]
 
 
-def check_xml(chunks: Iterable[bytes], collector: Collector, *, location: str | None = None,
-              tree: Tree | None = None, top_level: bool = True) -> CheckedFile:
+def check_xml(
+    chunks: Iterable[bytes],
+    collector: Collector,
+    *,
+    location: str | None = None,
+    tree: Tree | None = None,
+    top_level: bool = True,
+) -> CheckedFile:
     """Check one XML document given as byte chunks; findings go to ``collector``."""
     checked = CheckedFile()
-    _Checker(collector, checked, location=location, tree=tree or Tree(),
-             top_level=top_level).run(chunks)
+    _Checker(collector, checked, location=location, tree=tree or Tree(), top_level=top_level).run(
+        chunks
+    )
     return checked
