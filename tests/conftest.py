@@ -31,3 +31,26 @@ def serve_dir() -> Iterator[functools.partial[str]]:
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def generated_sets_are_schema_valid(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After every test, each sitemap set our writer published under tmp_path passes xmllint.
+
+    A published set is recognised by the manifest the writer leaves beside it, so fixtures a
+    test writes by hand (valid or not) are never judged here.
+    """
+    if "tmp_path" not in request.fixturenames:
+        yield
+        return
+    root: Path = request.getfixturevalue("tmp_path")
+    yield
+    import json
+
+    from tests.oracles import assert_schema_valid
+
+    for manifest in root.rglob(".*.sitemapkit.json"):
+        for name in json.loads(manifest.read_text())["files"]:
+            path = manifest.parent / name
+            if path.suffix != ".txt" and not path.name.endswith(".txt.gz"):
+                assert_schema_valid(path)
