@@ -63,6 +63,8 @@ class Model:
     special: bool = field(default=False, compare=False)
     #: The key of its value checks: ``{namespace}local``.
     value_key: str = field(default="", compare=False)
+    #: Children the checker may take on its fast path (filled in by the checker).
+    fast: dict[str, tuple[int, object]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         self.index.update({child: position for position, (child, _, _) in enumerate(self.children)})

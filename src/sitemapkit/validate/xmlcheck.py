@@ -97,7 +97,7 @@ class CheckedFile:
 class _Frame:
     """An open extension element: its model and how far its children got in the sequence."""
 
-    __slots__ = ("column", "count", "line", "media", "model", "seen")
+    __slots__ = ("column", "count", "line", "media", "model", "plain", "seen")
 
     def __init__(self, model: Model | None, line: int, column: int) -> None:
         self.model = model
@@ -106,6 +106,8 @@ class _Frame:
         self.count = 0
         self.seen = -1
         self.media = False
+        # A leaf whose end needs no more than the E-02 look at its text (set per checker).
+        self.plain = model is None
 
 
 class _Checker:
@@ -135,6 +137,7 @@ class _Checker:
         self.texts: list[str] = []
         parser.CharacterDataHandler = self.texts.append
         self.parser = parser
+        _mark_plain_leaves()
         self.declared = False
         self.declared_encoding: str | None = None
         self.chunk = b""
@@ -422,10 +425,34 @@ class _Checker:
             self._stray_text(depth - 1)
         frames = self.frames
         if frames:
+            # The common case inline: a plain leaf, next in its parent's sequence.
+            frame = frames[-1]
+            model = frame.model
+            if model is not None and depth <= _MAX_DEPTH:
+                fast = model.fast.get(name)
+                if fast is not None:
+                    position = fast[0]
+                    seen = frame.seen
+                    if position == seen + 1 and (
+                        seen < 0 or frame.count >= model.children[seen][1]
+                    ):
+                        frame.seen = position
+                        frame.count = 1
+                        frames.append(fast[1])  # type: ignore[arg-type]
+                        return
             self._deep(name, attributes, frames)
         elif depth == 3:
             position = self.core_names.get(name)
             if position is not None:
+                if position > self.stage and not self.extended and not attributes:
+                    self.stage = position
+                    self.capture = position
+                    if position == 1:
+                        self.has_loc = True
+                    parser = self.parser
+                    self.value_line = parser.CurrentLineNumber
+                    self.value_column = parser.CurrentColumnNumber + 1
+                    return
                 self._core(position, name, attributes)
                 return
             model = self.root_models.get(name)
@@ -823,8 +850,17 @@ class _Checker:
             else:
                 self._priority(text)
             return
-        if self.frames:
-            self._end_frame()
+        frames = self.frames
+        if frames:
+            frame = frames.pop()
+            if frame.plain:
+                if texts:
+                    text = texts[0] if len(texts) == 1 else "".join(texts)
+                    texts.clear()
+                    if frame.model is not None and ("'" in text or '"' in text or ">" in text):
+                        self._raw_specials(text, *self._position())
+                return
+            self._end_frame(frame)
         elif depth == 2:
             if texts:
                 self._stray_text(2)
@@ -907,8 +943,7 @@ class _Checker:
             else:
                 self.add("SM-U02", "<url> has no <loc>", self.entry_line, self.entry_column)
 
-    def _end_frame(self) -> None:
-        frame = self.frames.pop()
+    def _end_frame(self, frame: _Frame) -> None:
         model = frame.model
         texts = self.texts
         if model is None:
@@ -1104,6 +1139,24 @@ _LEAF_FRAMES: Final = {
 }
 _LINK: Final = f"{XHTML_NS} link"
 _LINK_FRAME: Final = _LEAF_FRAMES[_LINK]
+for _model in MODELS.values():
+    for _child, (_position, _frame) in (
+        (child, (model_position, _LEAF_FRAMES[child]))
+        for model_position, (child, _, _) in enumerate(_model.children)
+        if child in _LEAF_FRAMES
+    ):
+        _leaf = _frame.model
+        assert _leaf is not None
+        if not (_leaf.special or _leaf.deprecated or _child in _VIDEO_MEDIA):
+            _model.fast[_child] = (_position, _frame)
+
+
+def _mark_plain_leaves() -> None:
+    """A leaf is plain when no value check is registered for it (issue 7 adds some)."""
+    for frame in _LEAF_FRAMES.values():
+        model = frame.model
+        assert model is not None
+        frame.plain = model.text and not value_checks(model.value_key)
 
 
 def check_xml(
