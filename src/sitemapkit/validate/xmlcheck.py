@@ -431,12 +431,12 @@ class _Checker:
             if model is not None and depth <= _MAX_DEPTH:
                 fast = model.fast.get(name)
                 if fast is not None:
-                    position = fast[0]
+                    step = fast[0]
                     seen = frame.seen
-                    if position == seen + 1 and (
+                    if step == seen + 1 and (
                         seen < 0 or frame.count >= model.children[seen][1]
                     ):
-                        frame.seen = position
+                        frame.seen = step
                         frame.count = 1
                         frames.append(fast[1])  # type: ignore[arg-type]
                         return
@@ -857,8 +857,10 @@ class _Checker:
                 if texts:
                     text = texts[0] if len(texts) == 1 else "".join(texts)
                     texts.clear()
-                    if frame.model is not None and ("'" in text or '"' in text or ">" in text):
-                        self._raw_specials(text, *self._position())
+                    if frame.model is not None and (
+                        "'" in text or '"' in text or ">" in text or not frame.model.text
+                    ):
+                        self._leaf_text(frame.model, text)
                 return
             self._end_frame(frame)
         elif depth == 2:
@@ -942,6 +944,14 @@ class _Checker:
                 self.add("SM-I02", "<sitemap> has no <loc>", self.entry_line, self.entry_column)
             else:
                 self.add("SM-U02", "<url> has no <loc>", self.entry_line, self.entry_column)
+
+    def _leaf_text(self, model: Model, text: str) -> None:
+        """Text in a plain leaf that needs a look: raw ' " > (E-02), or text where none goes."""
+        line, column = self._position()
+        if model.text:
+            self._raw_specials(text, line, column)
+        elif not text.isspace():
+            self.add(model.rule, f"<{display_name(model.name)}> cannot hold text", line, column)
 
     def _end_frame(self, frame: _Frame) -> None:
         model = frame.model
@@ -1156,7 +1166,7 @@ def _mark_plain_leaves() -> None:
     for frame in _LEAF_FRAMES.values():
         model = frame.model
         assert model is not None
-        frame.plain = model.text and not value_checks(model.value_key)
+        frame.plain = not value_checks(model.value_key)
 
 
 def check_xml(
