@@ -16,9 +16,9 @@ from .._fingerprints import FingerprintSet
 from ..errors import InvalidURLError
 from ..urls import normalize_url, scope_of
 from .report import Collector
-from .rules import check_loc
+from .rules import CLEAN_URL, check_loc
 
-__all__ = ["LocationChecker", "RobotsLookup", "SeenURLs", "Tree", "normalize_sitemap_url"]
+__all__ = ["LocationChecker", "RobotsLookup", "Tree", "normalize_sitemap_url"]
 
 #: ``origin → the Sitemap: URLs its robots.txt lists`` (None: it could not be read).
 RobotsLookup = Callable[[str], frozenset[str] | None]
@@ -27,7 +27,12 @@ _ORIGIN: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#]*")
 _MAX_PENDING: Final = 1_000
 _MAX_HOSTS: Final = 20
 _DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+#: Per file, URL hashes go in a plain set (fast, a few MB) up to this many, then in a
+#: fingerprint set (11 bytes a URL, 8 MiB to start): only oversized files get that far.
 _SMALL_LIMIT: Final = 100_000
+_BATCH: Final = 4096
+_CLEAN_URL: Final = CLEAN_URL.fullmatch
+_BAD_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})").search
 
 
 def normalize_sitemap_url(url: str) -> str:
@@ -38,35 +43,14 @@ def normalize_sitemap_url(url: str) -> str:
         return url.strip()
 
 
-class SeenURLs:
-    """Which URLs came before: a set of hashes for the first 100,000 (fast, a few MB), then a
-    :class:`FingerprintSet` (11 bytes a URL, but 8 MiB to start) for the rest."""
-
-    __slots__ = ("_large", "_small")
-
-    def __init__(self) -> None:
-        self._small: set[int] = set()
-        self._large: FingerprintSet | None = None
-
-    def add(self, text: str) -> bool:
-        """Remember ``text``; False when it was seen before."""
-        fingerprint = hash(text)
-        small = self._small
-        if fingerprint in small:
-            return False
-        if len(small) < _SMALL_LIMIT:
-            small.add(fingerprint)
-            return True
-        if self._large is None:
-            self._large = FingerprintSet()
-        return self._large.add(text)
-
-
 @dataclass(slots=True)
 class Tree:
-    """What the files of one validation run share: URLs seen, robots.txt answers."""
+    """What the files of one validation run share: URLs seen, robots.txt answers.
 
-    seen: SeenURLs | None = None
+    ``seen`` (tree runs only) takes URLs in batches: the fingerprint set is built for that.
+    """
+
+    seen: FingerprintSet | None = None
     robots: RobotsLookup | None = None
     robots_cache: dict[str, frozenset[str] | None] = field(default_factory=dict)
 
@@ -118,7 +102,11 @@ class LocationChecker:
                 self.scope = None
         self.origin: str | None = None
         self.host: str | None = None
-        self.seen = SeenURLs()
+        self.seen: set[int] = set()
+        self.large_seen: FingerprintSet | None = None
+        self.batch: list[str] = []
+        self.batch_lines: list[int] = []
+        self.batch_columns: list[int] = []
         self.pending: dict[str, list[tuple[str, int, int]]] = {}
         self.pending_counts: dict[str, int] = {}
 
@@ -126,18 +114,15 @@ class LocationChecker:
         """Check one URL; returns it stripped. ``relaxed_scheme`` skips L-01 (text files say
         T-03 themselves)."""
         url = text.strip()
-        add = self.collector.add
-        findings = check_loc(url, self.legacy)
         absolute = True
-        for rule, message, severity in findings:
-            if rule == "SM-L01":
-                absolute = False
-                if relaxed_scheme:
-                    continue
-            add(rule, message, line, column, severity)
+        if not (
+            12 <= len(url) < 2048 and _CLEAN_URL(url) and ("%" not in url or not _BAD_PERCENT(url))
+        ):
+            absolute = self._findings(url, line, column, relaxed_scheme)
         if absolute:
-            if self.scope is not None:
-                if not url.startswith(self.scope):
+            scope = self.scope
+            if scope is not None:
+                if not url.startswith(scope):
                     self._out_of_scope(url, line, column)
             elif self.origin is None:
                 match = _ORIGIN.match(url)
@@ -146,16 +131,60 @@ class LocationChecker:
                     self.host = _parts(url)[1]
             elif not url.startswith(self.origin):
                 self._other_host(url, line, column)
-        if not self.seen.add(url):
-            add("SM-L11", f"duplicate URL {url[:200]}", line, column)
-        elif self.tree.seen is not None and not self.tree.seen.add(url):
-            add(
-                "SM-L11",
-                f"{url[:200]} is also listed in another sitemap of this tree",
-                line,
-                column,
-            )
+        fingerprint = hash(url)
+        seen = self.seen
+        if fingerprint in seen:
+            self.collector.add("SM-L11", f"duplicate URL {url[:200]}", line, column)
+            return url
+        if len(seen) < _SMALL_LIMIT:
+            seen.add(fingerprint)
+        elif not self._add_large(url):
+            self.collector.add("SM-L11", f"duplicate URL {url[:200]}", line, column)
+            return url
+        if self.tree.seen is not None:
+            self.batch.append(url)
+            self.batch_lines.append(line)
+            self.batch_columns.append(column)
+            if len(self.batch) >= _BATCH:
+                self._flush_batch()
         return url
+
+    def _findings(self, url: str, line: int, column: int, relaxed_scheme: bool) -> bool:
+        """L-01 … L-05 on a URL off the fast path; False when it is not absolute."""
+        absolute = True
+        for rule, message, severity in check_loc(url, self.legacy):
+            if rule == "SM-L01":
+                absolute = False
+                if relaxed_scheme:
+                    continue
+            self.collector.add(rule, message, line, column, severity)
+        return absolute
+
+    def _add_large(self, url: str) -> bool:
+        if self.large_seen is None:
+            self.large_seen = FingerprintSet()
+        return self.large_seen.add(url)
+
+    def _flush_batch(self) -> None:
+        """Tree-wide duplicates (L-11), a batch at a time."""
+        tree_seen = self.tree.seen
+        batch = self.batch
+        if tree_seen is None or not batch:
+            return
+        fresh = tree_seen.add_many(batch)
+        if len(fresh) != len(batch):
+            new = set(fresh)
+            for position, url in enumerate(batch):
+                if position not in new:
+                    self.collector.add(
+                        "SM-L11",
+                        f"{url[:200]} is also listed in another sitemap of this tree",
+                        self.batch_lines[position],
+                        self.batch_columns[position],
+                    )
+        batch.clear()
+        self.batch_lines.clear()
+        self.batch_columns.clear()
 
     def _other_host(self, url: str, line: int, column: int) -> None:
         host = _parts(url)[1]
@@ -238,7 +267,9 @@ class LocationChecker:
             self.pending.setdefault(origin, []).append((url, line, column))
 
     def finish(self) -> None:
-        """Settle the cross-host URLs: accepted when that host's robots.txt lists us (S-03)."""
+        """Flush the last batch; settle cross-host URLs: accepted when that host's robots.txt
+        lists this sitemap (S-03)."""
+        self._flush_batch()
         if not self.pending_counts or self.location is None:
             return
         own = normalize_sitemap_url(self.location)

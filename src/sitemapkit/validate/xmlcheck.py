@@ -175,6 +175,7 @@ class _Checker:
         self.entry_name = ""
         self.max_entries = 0
         self.root_models: dict[str, Model] = {}
+        self.index = False
 
     # -- feeding ----------------------------------------------------------------------------
 
@@ -304,7 +305,7 @@ class _Checker:
         parser = self.parser
         if local in ("urlset", "sitemapindex"):
             self.checked.kind = local
-            index = local == "sitemapindex"
+            index = self.index = local == "sitemapindex"
             rule = "SM-I01" if index else "SM-U01"
             if namespace == _NS_084:
                 self.profile, self.legacy = PROTOCOL_084, True
@@ -421,8 +422,12 @@ class _Checker:
 
     def _start_sitemap(self, name: str, attributes: dict[str, str]) -> None:
         depth = self.depth = self.depth + 1
-        if self.texts:
-            self._stray_text(depth - 1)
+        texts = self.texts
+        if texts:
+            if len(texts) == 1 and texts[0].isspace():
+                texts.clear()
+            else:
+                self._stray_text(depth - 1)
         frames = self.frames
         if frames:
             # The common case inline: a plain leaf, next in its parent's sequence.
@@ -433,9 +438,7 @@ class _Checker:
                 if fast is not None:
                     step = fast[0]
                     seen = frame.seen
-                    if step == seen + 1 and (
-                        seen < 0 or frame.count >= model.children[seen][1]
-                    ):
+                    if step == seen + 1 and (seen < 0 or frame.count >= model.children[seen][1]):
                         frame.seen = step
                         frame.count = 1
                         frames.append(fast[1])  # type: ignore[arg-type]
@@ -496,20 +499,25 @@ class _Checker:
             frames.append(_Frame(model, line, column))
         elif depth == 2:
             if name == self.entry_name:
-                self._open_entry(attributes)
+                checked = self.checked
+                checked.urls += 1
+                self.stage = 0
+                self.extended = False
+                self.has_loc = False
+                self.images = 0
+                parser = self.parser
+                self.entry_line = parser.CurrentLineNumber
+                self.entry_column = parser.CurrentColumnNumber + 1
+                if attributes or checked.urls > self.max_entries:
+                    self._entry_problems(attributes)
             else:
                 self._top_child(name, attributes)
         else:
             self._deep(name, attributes, frames)
 
-    def _open_entry(self, attributes: dict[str, str]) -> None:
+    def _entry_problems(self, attributes: dict[str, str]) -> None:
         checked = self.checked
-        checked.urls += 1
-        self.stage = 0
-        self.extended = False
-        self.has_loc = False
-        self.images = 0
-        line, column = self.entry_line, self.entry_column = self._position()
+        line, column = self.entry_line, self.entry_column
         if attributes:
             for attribute in attributes:
                 self._bad_attribute(attribute, line, column)
@@ -832,17 +840,31 @@ class _Checker:
         depth = self.depth
         self.depth = depth - 1
         texts = self.texts
-        if self.capture and depth == 3:
-            text = "".join(texts) if len(texts) != 1 else texts[0]
-            texts.clear()
-            position = self.capture
+        position = self.capture
+        if position and depth == 3:
+            if texts:
+                text = texts[0] if len(texts) == 1 else "".join(texts)
+                texts.clear()
+            else:
+                text = ""
             self.capture = 0
             if "'" in text or '"' in text or ">" in text:
                 self._raw_specials(text, self.value_line, self.value_column)
             if position == 1:
-                self._loc(text)
+                if self.index:
+                    self._index_loc(text)
+                else:
+                    self.locations.check(text, self.value_line, self.value_column)  # type: ignore[union-attr]
             elif position == 2:
-                self._lastmod(text)
+                findings = self.lastmod_cache.get(text)
+                if findings is None:
+                    findings = self._new_lastmod(text)
+                if findings:
+                    for rule, message, severity in findings:
+                        self.add(rule, message, self.value_line, self.value_column, severity)
+                self.lastmods += 1
+                if self.same_lastmod and text != self.first_lastmod:
+                    self._lastmod_differs(text)
             elif position == 3:
                 findings = check_changefreq(text)
                 for rule, message, severity in findings:
@@ -866,7 +888,8 @@ class _Checker:
         elif depth == 2:
             if texts:
                 self._stray_text(2)
-            self._close_entry()
+            if not self.has_loc:
+                self._close_entry()
         elif depth == 1 and texts:
             self._stray_text(1)
         texts.clear()
@@ -902,26 +925,23 @@ class _Checker:
                     column,
                 )
 
-    def _loc(self, text: str) -> None:
+    def _index_loc(self, text: str) -> None:
         assert self.locations is not None
         url = self.locations.check(text, self.value_line, self.value_column)
-        if self.checked.kind == "sitemapindex" and len(self.checked.children) < (
-            self.max_entries + 1
-        ):
+        if len(self.checked.children) <= self.max_entries:
             self.checked.children.append((url, self.value_line, self.value_column))
 
-    def _lastmod(self, text: str) -> None:
-        findings = self.lastmod_cache.get(text)
-        if findings is None:
-            if len(self.lastmod_cache) > _CACHE_LIMIT:
-                self.lastmod_cache.clear()
-            findings = self.lastmod_cache[text] = check_lastmod(text, self.legacy)
-        for rule, message, severity in findings:
-            self.add(rule, message, self.value_line, self.value_column, severity)
-        self.lastmods += 1
+    def _new_lastmod(self, text: str) -> list[Finding]:
+        if len(self.lastmod_cache) > _CACHE_LIMIT:
+            self.lastmod_cache.clear()
+        findings = self.lastmod_cache[text] = check_lastmod(text, self.legacy)
+        return findings
+
+    def _lastmod_differs(self, text: str) -> None:
+        """M-08 bookkeeping: the first lastmod, then whether any other differs."""
         if self.first_lastmod is None:
             self.first_lastmod = text
-        elif self.same_lastmod and text != self.first_lastmod:
+        else:
             self.same_lastmod = False
 
     def _priority(self, text: str) -> None:
