@@ -13,7 +13,8 @@ import itertools
 import os
 import posixpath
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import BinaryIO, Final
 from urllib.parse import unquote, urlsplit
@@ -23,12 +24,13 @@ from ..compression import is_gzip, iter_gunzip
 from ..errors import FetchError, InvalidURLError, SitemapError, SourceError
 from ..model import PROTOCOL_09
 from ..urls import scope_of
+from .fastlane import run_fast
 from .fetch import Fetched, Fetcher, UrllibFetcher, parse_robots_sitemaps
 from .locations import Tree, normalize_sitemap_url
 from .report import FORMATS, Collector, Issue, Report, format_report
 from .rules import RULES, Rule, Severity
 from .textcheck import check_text
-from .xmlcheck import CheckedFile, check_xml
+from .xmlcheck import CheckedFile, _Checker, check_xml
 
 __all__ = [
     "FORMATS",
@@ -50,6 +52,8 @@ INPUT_CAP: Final = PROTOCOL_09.max_bytes + (1 << 20)
 _ROBOTS_CAP: Final = 512 * 1024
 _MAX_DEPTH: Final = 4
 _MAX_FILES: Final = 100_000
+#: Canonical local files go through the fast lane first (a test turns it off to compare).
+_FAST_LANE = True
 _SITEMAP_SUFFIXES: Final = (".xml", ".xml.gz", ".txt", ".txt.gz", ".gz", ".rss", ".atom")
 
 Source = str | os.PathLike[str] | bytes | BinaryIO
@@ -62,6 +66,17 @@ def _is_url(text: str) -> bool:
 def _read_chunks(handle: BinaryIO) -> Iterator[bytes]:
     while block := handle.read(_READ):
         yield block
+
+
+def _reader(path: Path, name: str) -> Callable[[], AbstractContextManager[Iterable[bytes]]]:
+    """Opens ``path`` again, decoded, for a second pass."""
+
+    @contextmanager
+    def reread() -> Iterator[Iterable[bytes]]:
+        with open(path, "rb") as handle:
+            yield _decoded(_read_chunks(handle), name)
+
+    return reread
 
 
 def _decoded(chunks: Iterable[bytes], name: str) -> Iterator[bytes]:
@@ -146,6 +161,28 @@ class _Run:
         self.report.urls += checked.urls if checked.kind != "sitemapindex" else 0
         return checked, collector
 
+    def check_file(
+        self, path: Path, *, location: str | None, top_level: bool
+    ) -> tuple[CheckedFile, Collector]:
+        """A file on disk: the fast lane first (it can give up and the file is read again)."""
+        name = str(path)
+        if _FAST_LANE:
+            scratch = Report(strict=self.report.strict)
+            collector = Collector(scratch, name, max_per_rule=self.max_per_rule)
+            checked = CheckedFile()
+            checker = _Checker(
+                collector, checked, location=location, tree=self.tree, top_level=top_level
+            )
+            with open(path, "rb") as handle:
+                if run_fast(checker, _decoded(_read_chunks(handle), name), _reader(path, name)):
+                    self.report.files.append(name)
+                    self.report.extend(scratch)
+                    self.report.urls += checked.urls
+                    collector.report, collector.counts = self.report, self.report.counts
+                    return checked, collector
+        with open(path, "rb") as handle:
+            return self.check(name, _read_chunks(handle), location=location, top_level=top_level)
+
     def check_stream(self, name: str, chunks: Iterable[bytes], *, location: str | None) -> None:
         """A top-level source that is not a file on disk: its index children are not followed."""
         collector = self.check(name, chunks, location=location, top_level=True)[1]
@@ -153,10 +190,7 @@ class _Run:
 
     def check_path(self, path: Path, *, location: str | None, top_level: bool) -> None:
         self.visited.add(str(path.resolve()))
-        with open(path, "rb") as handle:
-            checked, collector = self.check(
-                str(path), _read_chunks(handle), location=location, top_level=top_level
-            )
+        checked, collector = self.check_file(path, location=location, top_level=top_level)
         self.follow(checked, collector, path, location, depth=1)
         collector.finish()
 
@@ -215,10 +249,7 @@ class _Run:
             return None
         if local is not None:
             self.visited.add(str(local.resolve()))
-            with open(local, "rb") as handle:
-                checked, collector = self.check(
-                    str(local), _read_chunks(handle), location=loc, top_level=False
-                )
+            checked, collector = self.check_file(local, location=loc, top_level=False)
             self.follow(checked, collector, local, loc, depth=depth + 1)
             collector.finish()
             return checked

@@ -86,7 +86,9 @@ class LocationChecker:
         tree: Tree,
         index: bool = False,
         legacy: bool = False,
+        flush_every: int = _BATCH,
     ) -> None:
+        self.flush_every = flush_every
         self.collector = collector
         self.tree = tree
         self.index = index
@@ -145,7 +147,7 @@ class LocationChecker:
             self.batch.append(url)
             self.batch_lines.append(line)
             self.batch_columns.append(column)
-            if len(self.batch) >= _BATCH:
+            if len(self.batch) >= self.flush_every:
                 self._flush_batch()
         return url
 

@@ -126,7 +126,7 @@ class Report:
 class Collector:
     """Adds one file's findings to a report, keeping at most ``max_per_rule`` of each rule."""
 
-    __slots__ = ("_first_hidden", "_seen", "_shown", "counts", "file", "max_per_rule", "report")
+    __slots__ = ("_seen", "_shown", "counts", "file", "first_hidden", "max_per_rule", "report")
 
     def __init__(self, report: Report, file: str, *, max_per_rule: int = 100) -> None:
         self.report = report
@@ -135,7 +135,7 @@ class Collector:
         self.counts = report.counts
         self._shown: dict[str, int] = {}
         self._seen: dict[str, int] = {}
-        self._first_hidden: dict[str, tuple[int, int]] = {}
+        self.first_hidden: dict[str, tuple[int, int]] = {}
 
     def add(
         self, rule: str, message: str, line: int, column: int, severity: Severity | None = None
@@ -149,12 +149,12 @@ class Collector:
         if shown < self.max_per_rule:
             self._shown[key] = shown + 1
             self.report.issues.append(Issue(rule, level, message, self.file, line, column))
-        elif key not in self._first_hidden:
-            self._first_hidden[key] = (line, column)
+        elif key not in self.first_hidden:
+            self.first_hidden[key] = (line, column)
 
     def finish(self) -> None:
         """Add one line per capped rule saying how many findings were not shown."""
-        for key, (line, column) in self._first_hidden.items():
+        for key, (line, column) in self.first_hidden.items():
             rule, _, level = key.partition("/")
             hidden = self._seen[key] - self._shown[key]
             self.report.issues.append(
@@ -168,7 +168,7 @@ class Collector:
                     column,
                 )
             )
-        self._first_hidden.clear()
+        self.first_hidden.clear()
 
 
 def _text(report: Report) -> str:

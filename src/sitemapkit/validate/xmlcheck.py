@@ -176,6 +176,7 @@ class _Checker:
         self.max_entries = 0
         self.root_models: dict[str, Model] = {}
         self.index = False
+        self.flush_every = 4096
 
     # -- feeding ----------------------------------------------------------------------------
 
@@ -331,6 +332,7 @@ class _Checker:
                 self.collector,
                 location=self.location,
                 tree=self.tree,
+                flush_every=self.flush_every,
                 index=index,
                 legacy=self.legacy,
             )
@@ -856,19 +858,9 @@ class _Checker:
                 else:
                     self.locations.check(text, self.value_line, self.value_column)  # type: ignore[union-attr]
             elif position == 2:
-                findings = self.lastmod_cache.get(text)
-                if findings is None:
-                    findings = self._new_lastmod(text)
-                if findings:
-                    for rule, message, severity in findings:
-                        self.add(rule, message, self.value_line, self.value_column, severity)
-                self.lastmods += 1
-                if self.same_lastmod and text != self.first_lastmod:
-                    self._lastmod_differs(text)
+                self._lastmod(text)
             elif position == 3:
-                findings = check_changefreq(text)
-                for rule, message, severity in findings:
-                    self.add(rule, message, self.value_line, self.value_column, severity)
+                self._changefreq(text)
             else:
                 self._priority(text)
             return
@@ -931,18 +923,24 @@ class _Checker:
         if len(self.checked.children) <= self.max_entries:
             self.checked.children.append((url, self.value_line, self.value_column))
 
-    def _new_lastmod(self, text: str) -> list[Finding]:
-        if len(self.lastmod_cache) > _CACHE_LIMIT:
-            self.lastmod_cache.clear()
-        findings = self.lastmod_cache[text] = check_lastmod(text, self.legacy)
-        return findings
+    def _lastmod(self, text: str) -> None:
+        findings = self.lastmod_cache.get(text)
+        if findings is None:
+            if len(self.lastmod_cache) > _CACHE_LIMIT:
+                self.lastmod_cache.clear()
+            findings = self.lastmod_cache[text] = check_lastmod(text, self.legacy)
+        for rule, message, severity in findings:
+            self.add(rule, message, self.value_line, self.value_column, severity)
+        self.lastmods += 1
+        if self.same_lastmod and text != self.first_lastmod:
+            if self.first_lastmod is None:  # M-08 bookkeeping: does any lastmod differ?
+                self.first_lastmod = text
+            else:
+                self.same_lastmod = False
 
-    def _lastmod_differs(self, text: str) -> None:
-        """M-08 bookkeeping: the first lastmod, then whether any other differs."""
-        if self.first_lastmod is None:
-            self.first_lastmod = text
-        else:
-            self.same_lastmod = False
+    def _changefreq(self, text: str) -> None:
+        for rule, message, severity in check_changefreq(text):
+            self.add(rule, message, self.value_line, self.value_column, severity)
 
     def _priority(self, text: str) -> None:
         findings = self.priority_cache.get(text)

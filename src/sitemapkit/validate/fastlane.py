@@ -1,0 +1,258 @@
+"""The fast lane: canonical sitemaps checked by regular expressions over the raw bytes.
+
+What generators write is regular: ``<url><loc>…</loc><lastmod>…</lastmod></url>`` a line, maybe
+hreflang links and images. For such a file expat runs with no Python handler past the root (it
+proves well-formedness at C speed) while one compiled pattern per entry takes the values, which
+go through exactly the checks of the full checker (the same :class:`_Checker` methods, the same
+:class:`LocationChecker`). Findings go to a scratch collector and reach the report only if the
+whole file stayed canonical; on anything else (a comment, an attribute, CDATA, an entity other
+than the five, an unknown extension, a structural error, a parse error) the lane gives up and the
+full checker reads the file from the start. ``tests/test_validate_fastlane.py`` checks that both
+lanes report the same findings on every fixture.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from typing import Final
+from xml.parsers import expat
+
+from ..errors import SitemapError
+from ..model import IMAGE_NS, MAX_IMAGES_PER_URL, XHTML_NS
+from .xmlcheck import _Checker, _Stop
+
+__all__ = ["run_fast"]
+
+_MAX_CARRY: Final = 1 << 20
+_ROOT: Final = re.compile(
+    rb"\A(?:<\?xml [^<>]*\?>)?\s*(?:<\?xml-stylesheet [^<>]*\?>\s*)?"
+    rb"<urlset((?:\s+[A-Za-z:]+=\"[^\"<>&]*\")*)\s*>"
+)
+_DECLARATION: Final = re.compile(rb'xmlns(?::([A-Za-z][A-Za-z0-9._-]*))?="([^"]*)"')
+_CLOSE: Final = re.compile(rb"\s*</urlset>\s*\Z")
+_SPECIAL: Final = re.compile(rb"['\">&]").search
+_OTHER_REFERENCE: Final = re.compile(rb"&(?!(?:lt|gt|quot|apos|amp);)")
+_ENTITIES: Final = (
+    (b"&lt;", b"<"),
+    (b"&gt;", b">"),
+    (b"&quot;", b'"'),
+    (b"&apos;", b"'"),
+    (b"&amp;", b"&"),
+)
+
+
+class GiveUp(Exception):
+    """The file left the canonical shape: let the full checker read it."""
+
+
+def _entry_pattern(prefixes: dict[bytes, bytes]) -> re.Pattern[bytes]:
+    extensions = []
+    for namespace, template in (
+        (
+            XHTML_NS.encode(),
+            rb'<{p}:link rel="alternate" hreflang="[^"<>&\']+" href="https?://[^"<>&\']*"\s*/>',
+        ),
+        (IMAGE_NS.encode(), rb"<{p}:image>\s*<{p}:loc>[^<>&'\"]*</{p}:loc>\s*</{p}:image>"),
+    ):
+        prefix = prefixes.get(namespace)
+        if prefix is not None:
+            extensions.append(template.replace(b"{p}", re.escape(prefix)))
+    tail = b"(?:(?:" + b"|".join(extensions) + rb")\s*)*" if extensions else b""
+    return re.compile(
+        rb"\s*<url>\s*<loc>([^<]*)</loc>\s*"
+        rb"(?:<lastmod>([^<]*)</lastmod>\s*)?"
+        rb"(?:<changefreq>([^<]*)</changefreq>\s*)?"
+        rb"(?:<priority>([^<]*)</priority>\s*)?"
+        b"(" + tail + b")</url>"
+    )
+
+
+def _text(raw: bytes) -> str:
+    """The value as expat would give it; raw ' " > (rule E-02) and character references go
+    to the full checker."""
+    if _SPECIAL(raw):
+        if b"'" in raw or b'"' in raw or b">" in raw or _OTHER_REFERENCE.search(raw):
+            raise GiveUp
+        for entity, char in _ENTITIES:
+            raw = raw.replace(entity, char)
+    return raw.decode("utf-8")
+
+
+def _width(segment: bytes) -> int:
+    """Characters in ``segment``, as expat counts columns."""
+    return len(segment) if segment.isascii() else len(segment.decode("utf-8", "replace"))
+
+
+def _resolve(chunks: Iterable[bytes], offsets: list[int]) -> dict[int, tuple[int, int]]:
+    """Line and column of byte offsets of the document, in one pass over it."""
+    wanted = sorted(set(offsets))
+    found: dict[int, tuple[int, int]] = {}
+    line, column, base, index = 1, 0, 0, 0
+    for chunk in chunks:
+        cursor = 0
+        while index < len(wanted) and wanted[index] < base + len(chunk):
+            offset = wanted[index] - base
+            if chunk.count(b"\n", cursor, offset):
+                line += chunk.count(b"\n", cursor, offset)
+                cursor = chunk.rfind(b"\n", cursor, offset) + 1
+                column = 0
+            column += _width(chunk[cursor:offset])
+            cursor = offset
+            found[wanted[index]] = (line, column + 1)
+            index += 1
+        if chunk.count(b"\n", cursor):
+            line += chunk.count(b"\n", cursor)
+            cursor = chunk.rfind(b"\n", cursor) + 1
+            column = 0
+        column += _width(chunk[cursor:])
+        base += len(chunk)
+    return found
+
+
+def run_fast(
+    checker: _Checker,
+    chunks: Iterable[bytes],
+    reread: Callable[[], AbstractContextManager[Iterable[bytes]]],
+) -> bool:
+    """Check a canonical ``<urlset>``; False (findings dropped) when it is not canonical.
+
+    Positions are kept as byte offsets (a placeholder line ``-1 - offset``) and turned into
+    lines and columns at the end, by reading the file once more, only if something was found.
+    """
+    try:
+        _Lane(checker).run(chunks)
+    except (GiveUp, expat.ExpatError, _Stop, SitemapError, UnicodeDecodeError):
+        return False
+    collector = checker.collector
+    issues = collector.report.issues
+    hidden = collector.first_hidden
+    offsets = [-1 - issue.line for issue in issues if issue.line < 0]
+    offsets += [-1 - line for line, _ in hidden.values() if line < 0]
+    if offsets:
+        with reread() as stream:
+            places = _resolve(stream, offsets)
+        issues[:] = [
+            replace(issue, line=places[-1 - issue.line][0], column=places[-1 - issue.line][1])
+            if issue.line < 0
+            else issue
+            for issue in issues
+        ]
+        for key, (line, _column) in hidden.items():
+            if line < 0:
+                hidden[key] = places[-1 - line]
+    return True
+
+
+class _Lane:
+    def __init__(self, checker: _Checker) -> None:
+        self.checker = checker
+        self.root_seen = False
+        self.gave_up = False
+        parser = checker.parser
+        self.start_root = checker._start_root
+        parser.StartElementHandler = self._root
+        parser.EndElementHandler = None
+        parser.CharacterDataHandler = None
+        parser.StartNamespaceDeclHandler = self._namespace
+        parser.StartDoctypeDeclHandler = self._doctype
+        parser.CommentHandler = None
+        checker.flush_every = 1 << 62  # tree-wide duplicates only once the file is accepted
+
+    def _root(self, name: str, attributes: dict[str, str]) -> None:
+        self.start_root(name, attributes)
+        parser = self.checker.parser
+        parser.StartElementHandler = None
+        parser.EndElementHandler = None
+        self.root_seen = True
+        if self.checker.checked.kind != "urlset":
+            self.gave_up = True
+
+    def _namespace(self, prefix: str | None, uri: str) -> None:
+        if self.root_seen:
+            self.gave_up = True  # declarations below the root: the patterns assume none
+
+    def _doctype(self, *args: object) -> None:
+        self.gave_up = True
+
+    def run(self, chunks: Iterable[bytes]) -> None:
+        checker = self.checker
+        parser = checker.parser
+        checked = checker.checked
+        carry = b""
+        base = 0  # offset in the document of the buffer's first byte
+        entry: re.Pattern[bytes] | None = None
+        for chunk in chunks:
+            if not checked.bytes and chunk.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+                raise GiveUp
+            checker.chunk, checker.chunk_start = chunk, checked.bytes
+            checked.bytes += len(chunk)
+            parser.Parse(chunk, False)
+            if self.gave_up:
+                raise GiveUp
+            buffer = carry + chunk if carry else chunk
+            carry = buffer
+            position = 0
+            if entry is None:
+                if not self.root_seen:
+                    if len(buffer) > _MAX_CARRY:
+                        raise GiveUp
+                    continue
+                root = _ROOT.match(buffer)
+                if root is None or checker.ns == "":
+                    raise GiveUp
+                prefixes = {
+                    uri: prefix for prefix, uri in _DECLARATION.findall(root.group(1)) if prefix
+                }
+                entry = _entry_pattern(prefixes)
+                position = root.end()
+            position = self._entries(entry, buffer, position, base)
+            carry = buffer[position:]
+            base += position
+            if len(carry) > _MAX_CARRY:
+                raise GiveUp
+        parser.Parse(b"", True)
+        if self.gave_up or entry is None or not checked.urls:
+            raise GiveUp
+        if not _CLOSE.match(carry):
+            raise GiveUp
+        checker._finish()
+
+    def _entries(self, entry: re.Pattern[bytes], buffer: bytes, position: int, base: int) -> int:
+        """Check every complete entry from ``position``; where the next one would start.
+        Positions are placeholders, ``-1 - offset`` (see :func:`run_fast`)."""
+        checker = self.checker
+        checked = checker.checked
+        locations = checker.locations
+        assert locations is not None
+        check_loc = locations.check
+        match = entry.match
+        limit = checker.max_entries
+        here = -1 - base  # placeholder line of the buffer's first byte
+        checker.value_column = 0
+        while (found := match(buffer, position)) is not None:
+            checked.urls += 1
+            if checked.urls > limit:
+                checker.entry_line = here - buffer.index(b"<url>", position)
+                checker.entry_column = 0
+                checker._entry_problems({})
+            extensions = found.group(5)
+            if extensions and extensions.count(b":image>") > 2 * MAX_IMAGES_PER_URL:
+                raise GiveUp  # SM-IMG-02: the full checker says where
+            check_loc(_text(found.group(1)), here - found.start(1) + 5, 0)
+            lastmod = found.group(2)
+            if lastmod is not None:
+                checker.value_line = here - found.start(2) + 9
+                checker._lastmod(_text(lastmod))
+            changefreq = found.group(3)
+            if changefreq is not None:
+                checker.value_line = here - found.start(3) + 12
+                checker._changefreq(_text(changefreq))
+            priority = found.group(4)
+            if priority is not None:
+                checker.value_line = here - found.start(4) + 10
+                checker._priority(_text(priority))
+            position = found.end()
+        return position
