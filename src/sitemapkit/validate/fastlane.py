@@ -13,6 +13,7 @@ lanes report the same findings on every fixture.
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
@@ -28,87 +29,78 @@ __all__ = ["run_fast"]
 
 _MAX_CARRY: Final = 1 << 20
 _ROOT: Final = re.compile(
-    rb"\A(?:<\?xml [^<>]*\?>)?\s*(?:<\?xml-stylesheet [^<>]*\?>\s*)?"
-    rb"<urlset((?:\s+[A-Za-z:]+=\"[^\"<>&]*\")*)\s*>"
+    r"\A\ufeff?(?:<\?xml [^<>]*\?>)?\s*(?:<\?xml-stylesheet [^<>]*\?>\s*)?"
+    r"<urlset((?:\s+[A-Za-z:]+=\"[^\"<>&]*\")*)\s*>"
 )
-_DECLARATION: Final = re.compile(rb'xmlns(?::([A-Za-z][A-Za-z0-9._-]*))?="([^"]*)"')
-_CLOSE: Final = re.compile(rb"\s*</urlset>\s*\Z")
-_SPECIAL: Final = re.compile(rb"['\">&]").search
-_OTHER_REFERENCE: Final = re.compile(rb"&(?!(?:lt|gt|quot|apos|amp);)")
-_ENTITIES: Final = (
-    (b"&lt;", b"<"),
-    (b"&gt;", b">"),
-    (b"&quot;", b'"'),
-    (b"&apos;", b"'"),
-    (b"&amp;", b"&"),
-)
+_DECLARATION: Final = re.compile(r'xmlns(?::([A-Za-z][A-Za-z0-9._-]*))?="([^"]*)"')
+_CLOSE: Final = re.compile(r"\s*</urlset>\s*\Z")
+_SPECIAL: Final = re.compile(r"['\">&]").search
+_OTHER_REFERENCE: Final = re.compile(r"&(?!(?:lt|gt|quot|apos|amp);)")
+_ENTITIES: Final = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
 
 
 class GiveUp(Exception):
     """The file left the canonical shape: let the full checker read it."""
 
 
-def _entry_pattern(prefixes: dict[bytes, bytes]) -> re.Pattern[bytes]:
+def _entry_pattern(prefixes: dict[str, str]) -> re.Pattern[str]:
     extensions = []
     for namespace, template in (
         (
-            XHTML_NS.encode(),
-            rb'<{p}:link rel="alternate" hreflang="[^"<>&\']+" href="https?://[^"<>&\']*"\s*/>',
+            XHTML_NS,
+            r'<{p}:link rel="alternate" hreflang="[^"<>&\']+" href="https?://[^"<>&\']*"\s*/>',
         ),
-        (IMAGE_NS.encode(), rb"<{p}:image>\s*<{p}:loc>[^<>&'\"]*</{p}:loc>\s*</{p}:image>"),
+        (IMAGE_NS, r"<{p}:image>\s*<{p}:loc>[^<>&'\"]*</{p}:loc>\s*</{p}:image>"),
     ):
         prefix = prefixes.get(namespace)
         if prefix is not None:
-            extensions.append(template.replace(b"{p}", re.escape(prefix)))
-    tail = b"(?:(?:" + b"|".join(extensions) + rb")\s*)*" if extensions else b""
+            extensions.append(template.replace("{p}", re.escape(prefix)))
+    tail = "(?:(?:" + "|".join(extensions) + r")\s*)*" if extensions else ""
     return re.compile(
-        rb"\s*<url>\s*<loc>([^<]*)</loc>\s*"
-        rb"(?:<lastmod>([^<]*)</lastmod>\s*)?"
-        rb"(?:<changefreq>([^<]*)</changefreq>\s*)?"
-        rb"(?:<priority>([^<]*)</priority>\s*)?"
-        b"(" + tail + b")</url>"
+        r"\s*<url>\s*<loc>([^<]*)</loc>\s*"
+        r"(?:<lastmod>([^<]*)</lastmod>\s*)?"
+        r"(?:<changefreq>([^<]*)</changefreq>\s*)?"
+        r"(?:<priority>([^<]*)</priority>\s*)?"
+        "(" + tail + ")</url>"
     )
 
 
-def _text(raw: bytes) -> str:
-    """The value as expat would give it; raw ' " > (rule E-02) and character references go
-    to the full checker."""
-    if _SPECIAL(raw):
-        if b"'" in raw or b'"' in raw or b">" in raw or _OTHER_REFERENCE.search(raw):
-            raise GiveUp
-        for entity, char in _ENTITIES:
-            raw = raw.replace(entity, char)
-    return raw.decode("utf-8")
-
-
-def _width(segment: bytes) -> int:
-    """Characters in ``segment``, as expat counts columns."""
-    return len(segment) if segment.isascii() else len(segment.decode("utf-8", "replace"))
+def _unescape(raw: str) -> str:
+    """The value as expat gives it; raw ' " > (rule E-02) and character references go to the
+    full checker."""
+    if "'" in raw or '"' in raw or ">" in raw or _OTHER_REFERENCE.search(raw):
+        raise GiveUp
+    for entity, char in _ENTITIES:
+        raw = raw.replace(entity, char)
+    return raw
 
 
 def _resolve(chunks: Iterable[bytes], offsets: list[int]) -> dict[int, tuple[int, int]]:
-    """Line and column of byte offsets of the document, in one pass over it."""
+    """Line and column (characters, from 1, as expat counts) of character offsets of the
+    document, in one pass over it."""
     wanted = sorted(set(offsets))
     found: dict[int, tuple[int, int]] = {}
+    decode = codecs.getincrementaldecoder("utf-8")("replace").decode
     line, column, base, index = 1, 0, 0, 0
     for chunk in chunks:
+        text = decode(chunk)
         cursor = 0
-        while index < len(wanted) and wanted[index] < base + len(chunk):
+        while index < len(wanted) and wanted[index] < base + len(text):
             offset = wanted[index] - base
-            if chunk.count(b"\n", cursor, offset):
-                line += chunk.count(b"\n", cursor, offset)
-                cursor = chunk.rfind(b"\n", cursor, offset) + 1
+            if text.count("\n", cursor, offset):
+                line += text.count("\n", cursor, offset)
+                cursor = text.rfind("\n", cursor, offset) + 1
                 column = 0
-            column += _width(chunk[cursor:offset])
+            column += offset - cursor
             cursor = offset
             found[wanted[index]] = (line, column + 1)
             index += 1
-        if chunk.count(b"\n", cursor):
-            line += chunk.count(b"\n", cursor)
-            cursor = chunk.rfind(b"\n", cursor) + 1
+        if text.count("\n", cursor):
+            line += text.count("\n", cursor)
+            cursor = text.rfind("\n", cursor) + 1
             column = 0
-        column += _width(chunk[cursor:])
-        base += len(chunk)
+        column += len(text) - cursor
+        base += len(text)
     return found
 
 
@@ -119,7 +111,7 @@ def run_fast(
 ) -> bool:
     """Check a canonical ``<urlset>``; False (findings dropped) when it is not canonical.
 
-    Positions are kept as byte offsets (a placeholder line ``-1 - offset``) and turned into
+    Positions are kept as character offsets (a placeholder line ``-1 - offset``) and turned into
     lines and columns at the end, by reading the file once more, only if something was found.
     """
     try:
@@ -181,9 +173,10 @@ class _Lane:
         checker = self.checker
         parser = checker.parser
         checked = checker.checked
-        carry = b""
-        base = 0  # offset in the document of the buffer's first byte
-        entry: re.Pattern[bytes] | None = None
+        carry = ""
+        base = 0  # offset in the document of the buffer's first character
+        decode = codecs.getincrementaldecoder("utf-8")("strict").decode
+        entry: re.Pattern[str] | None = None
         for chunk in chunks:
             if not checked.bytes and chunk.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
                 raise GiveUp
@@ -192,7 +185,8 @@ class _Lane:
             parser.Parse(chunk, False)
             if self.gave_up:
                 raise GiveUp
-            buffer = carry + chunk if carry else chunk
+            text = decode(chunk)
+            buffer = carry + text if carry else text
             carry = buffer
             position = 0
             if entry is None:
@@ -220,7 +214,7 @@ class _Lane:
             raise GiveUp
         checker._finish()
 
-    def _entries(self, entry: re.Pattern[bytes], buffer: bytes, position: int, base: int) -> int:
+    def _entries(self, entry: re.Pattern[str], buffer: str, position: int, base: int) -> int:
         """Check every complete entry from ``position``; where the next one would start.
         Positions are placeholders, ``-1 - offset`` (see :func:`run_fast`)."""
         checker = self.checker
@@ -229,30 +223,32 @@ class _Lane:
         assert locations is not None
         check_loc = locations.check
         match = entry.match
+        special = _SPECIAL
         limit = checker.max_entries
-        here = -1 - base  # placeholder line of the buffer's first byte
+        here = -1 - base  # placeholder line of the buffer's first character
         checker.value_column = 0
         while (found := match(buffer, position)) is not None:
             checked.urls += 1
             if checked.urls > limit:
-                checker.entry_line = here - buffer.index(b"<url>", position)
+                checker.entry_line = here - buffer.index("<url>", position)
                 checker.entry_column = 0
                 checker._entry_problems({})
-            extensions = found.group(5)
-            if extensions and extensions.count(b":image>") > 2 * MAX_IMAGES_PER_URL:
+            loc, lastmod, changefreq, priority, extensions = found.groups()
+            if extensions and extensions.count(":image>") > 2 * MAX_IMAGES_PER_URL:
                 raise GiveUp  # SM-IMG-02: the full checker says where
-            check_loc(_text(found.group(1)), here - found.start(1) + 5, 0)
-            lastmod = found.group(2)
+            if special(loc):
+                loc = _unescape(loc)
+            check_loc(loc, here - found.start(1) + 5, 0)
             if lastmod is not None:
+                if special(lastmod):
+                    lastmod = _unescape(lastmod)
                 checker.value_line = here - found.start(2) + 9
-                checker._lastmod(_text(lastmod))
-            changefreq = found.group(3)
+                checker._lastmod(lastmod)
             if changefreq is not None:
                 checker.value_line = here - found.start(3) + 12
-                checker._changefreq(_text(changefreq))
-            priority = found.group(4)
+                checker._changefreq(_unescape(changefreq) if special(changefreq) else changefreq)
             if priority is not None:
                 checker.value_line = here - found.start(4) + 10
-                checker._priority(_text(priority))
+                checker._priority(_unescape(priority) if special(priority) else priority)
             position = found.end()
         return position
