@@ -1,0 +1,133 @@
+"""The fast lane and the full checker must find the same things, to the line and column."""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sitemapkit import Alternate, Image, SitemapWriter, URLEntry
+from sitemapkit.validate import Report, fastlane, validate
+
+DATA = Path(__file__).parent / "data"
+OPTIONS: dict[str, dict[str, object]] = json.loads((DATA / "rules" / "options.json").read_text())
+PACKAGE = importlib.import_module("sitemapkit.validate")  # the name `validate` is the function
+
+
+def both(path: Path, monkeypatch: pytest.MonkeyPatch, **options: object) -> tuple[Report, Report]:
+    taken: list[bool] = []
+    original = fastlane.run_fast
+
+    def spy(*args: object) -> bool:
+        taken.append(original(*args))  # type: ignore[arg-type]
+        return taken[-1]
+
+    monkeypatch.setattr(PACKAGE, "run_fast", spy)
+    fast = validate(path, **options)  # type: ignore[arg-type]
+    monkeypatch.setattr(PACKAGE, "_FAST_LANE", False)
+    full = validate(path, **options)  # type: ignore[arg-type]
+    monkeypatch.setattr(PACKAGE, "_FAST_LANE", True)
+    both.taken = any(taken)  # type: ignore[attr-defined]
+    return fast, full
+
+
+def same(fast: Report, full: Report) -> None:
+    assert [str(issue) for issue in fast.issues] == [str(issue) for issue in full.issues]
+    assert fast.counts == full.counts
+    assert (fast.urls, fast.files) == (full.urls, full.files)
+
+
+CORPUS = sorted(path for path in DATA.glob("*/*") if path.suffix in (".xml", ".gz", ".txt"))
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_both_lanes_agree_on_every_fixture(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    same(*both(path, monkeypatch, **OPTIONS.get(path.name, {})))
+
+
+def test_the_fast_lane_takes_canonical_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = []
+    for name in ("SM-L02.xml", "SM-M03.xml", "SM-L11.xml", "SM-F06.xml.gz", "SM-L08.xml"):
+        path = DATA / "rules" / name
+        same(*both(path, monkeypatch, **OPTIONS.get(name, {})))
+        taken.append(both.taken)  # type: ignore[attr-defined]
+    assert all(taken)
+
+
+def test_values_positions_and_trees_match_on_writer_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entries = [
+        URLEntry(
+            f"https://www.example.com/ümlaut/{i}?a=1&b={i % 3}",
+            lastmod=f"2024-0{1 + i % 9}-{1 + i % 28:02d}T10:00:00+02:00",
+            changefreq="daily",
+            priority=(i % 10) / 10,
+            images=(Image(f"https://cdn.example.com/{i}.jpg"),),
+            alternates=(Alternate("de", f"https://www.example.com/de/{i}"),),
+        )
+        for i in range(3_000)
+    ]
+    with SitemapWriter(
+        tmp_path / "out", base_url="https://www.example.com/", max_urls=1_000, gzip=True
+    ) as writer:
+        writer.add_all(entries)
+    index = writer.result.entry_point
+    fast, full = both(
+        index, monkeypatch, recursive=True, location="https://www.example.com/sitemap.xml"
+    )
+    same(fast, full)
+    assert both.taken  # type: ignore[attr-defined]
+    # Now break some values in a child of a copy, keeping it canonical: findings at exact
+    # places. (The copy has no manifest, so the suite's schema check leaves it alone.)
+    broken = tmp_path / "broken"
+    shutil.copytree(tmp_path / "out", broken, ignore=shutil.ignore_patterns(".*"))
+    index = broken / index.name
+    child = broken / writer.result.children[1].name
+    text = gzip.decompress(child.read_bytes()).decode()
+    lines = text.splitlines(keepends=True)
+    lines[5] = lines[5].replace("T10:00:00+02:00", "T10:00:00").replace("daily", "Daily")
+    lines[7] = lines[7].replace("https://www.example.com/", "http://other.example.org/", 1)
+    lines[9] = lines[9].replace("<priority>", "<priority>1").replace("</priority>", "</priority>")
+    lines.insert(11, lines[3])  # a duplicate inside the file
+    child.write_bytes(gzip.compress("".join(lines).encode()))
+    (broken / "copy.xml").write_text(
+        gzip.decompress(writer.result.children[0].read_bytes()).decode()
+    )
+    fast, full = both(
+        index, monkeypatch, recursive=True, location="https://www.example.com/sitemap.xml"
+    )
+    same(fast, full)
+    assert both.taken  # type: ignore[attr-defined]
+    assert {"SM-M03", "SM-C01", "SM-L08", "SM-P01", "SM-L11"} <= fast.rules
+    folder_fast, folder_full = both(broken, monkeypatch)
+    same(folder_fast, folder_full)
+    assert "another sitemap of this tree" in " ".join(i.message for i in folder_fast.issues)
+
+
+def test_lines_and_columns_count_characters_like_expat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://www.example.com/ä</loc><lastmod>2005-02-30</lastmod></url>"
+        "<url><loc>https://www.example.com/b</loc><lastmod>bad</lastmod></url>\n"
+        "  <url>\n    <loc>https://www.example.com/c</loc>\n    <priority>7</priority>\n"
+        "  </url>\n</urlset>\n",
+        encoding="utf-8",
+    )
+    fast, full = both(path, monkeypatch)
+    same(fast, full)
+    assert both.taken  # type: ignore[attr-defined]
+    assert [(issue.rule, issue.line, issue.column) for issue in fast.issues] == [
+        ("SM-L05", 2, 66),
+        ("SM-M02", 2, 102),
+        ("SM-M01", 2, 178),
+        ("SM-P01", 5, 5),
+    ]
