@@ -23,7 +23,7 @@ def serve_dir() -> Iterator[functools.partial[str]]:
     def start(folder: Path) -> str:
         handler = functools.partial(QuietHandler, directory=str(folder))
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_address[1]}/"
 

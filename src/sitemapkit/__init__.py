@@ -3,8 +3,10 @@
 The public API is re-exported here; modules behind it may change shape.
 """
 
+from .config import load_settings, read_config
 from .dates import format_lastmod, parse_lastmod
 from .errors import (
+    ConfigError,
     FetchError,
     InvalidURLError,
     InvalidValueError,
@@ -16,6 +18,7 @@ from .errors import (
     StrictError,
     UnsafeContentError,
 )
+from .filters import FilterRule, URLFilter, filter_entries
 from .model import (
     Alternate,
     Image,
@@ -26,7 +29,25 @@ from .model import (
     Video,
     VideoPrice,
 )
-from .sources import from_directory, from_urllist
+from .robots import update_robots_txt
+from .settings import (
+    AccessLogSource,
+    DirectorySource,
+    GenerateResult,
+    GenerateSettings,
+    URLListSource,
+    generate,
+)
+from .sources import from_access_log, from_directory, from_urllist
+from .submit import (
+    IndexNowResult,
+    SubmitSettings,
+    announce,
+    ensure_indexnow_key,
+    generate_indexnow_key,
+    ping_sitemap,
+    submit_indexnow,
+)
 from .urls import URLNormalizer, iri_to_uri, normalize_url
 from .validate import Issue, Report, Severity, validate
 from .writer import SitemapWriter, WriteResult
@@ -34,9 +55,16 @@ from .writer import SitemapWriter, WriteResult
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessLogSource",
     "Alternate",
+    "ConfigError",
+    "DirectorySource",
     "FetchError",
+    "FilterRule",
+    "GenerateResult",
+    "GenerateSettings",
     "Image",
+    "IndexNowResult",
     "InvalidURLError",
     "InvalidValueError",
     "Issue",
@@ -52,18 +80,32 @@ __all__ = [
     "SitemapWriter",
     "SourceError",
     "StrictError",
+    "SubmitSettings",
     "URLEntry",
+    "URLFilter",
+    "URLListSource",
     "URLNormalizer",
     "UnsafeContentError",
     "Video",
     "VideoPrice",
     "WriteResult",
     "__version__",
+    "announce",
+    "ensure_indexnow_key",
+    "filter_entries",
     "format_lastmod",
+    "from_access_log",
     "from_directory",
     "from_urllist",
+    "generate",
+    "generate_indexnow_key",
     "iri_to_uri",
+    "load_settings",
     "normalize_url",
     "parse_lastmod",
+    "ping_sitemap",
+    "read_config",
+    "submit_indexnow",
+    "update_robots_txt",
     "validate",
 ]

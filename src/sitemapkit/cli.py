@@ -9,21 +9,33 @@ from __future__ import annotations
 
 import itertools
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from datetime import tzinfo
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 
 from . import __version__
+from .config import load_settings, load_submit_settings, write_example_config
 from .dates import parse_timezone
 from .errors import InvalidValueError, SitemapError, StrictError
-from .model import Problem, URLEntry
-from .sources import from_directory, from_urllist
+from .filters import FilterAction, FilterRule
+from .model import Problem
+from .settings import (
+    AccessLogSource,
+    DirectorySource,
+    GenerateResult,
+    GenerateSettings,
+    Source,
+    URLListSource,
+)
+from .settings import generate as run_generate
+from .sources import from_urllist
+from .sources.accesslog import DEFAULT_BOT_AGENTS
 from .sources.directory import DEFAULT_INCLUDE
-from .writer import SitemapWriter, WriteResult
+from .submit import INDEXNOW_ENDPOINT, IndexNowBatch, announce, is_retired_ping
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 T = TypeVar("T")
@@ -52,16 +64,16 @@ class ProblemPrinter:
             stderr.print(f"warning: {self.count - self.shown:,} more problems not shown")
 
 
-def _timezone(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tzinfo | None:
-    if value is None:
-        return None
-    try:
-        return parse_timezone(value)
-    except InvalidValueError as exc:
-        raise click.BadParameter(exc.message) from exc
+def _timezone(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        try:
+            parse_timezone(value)
+        except InvalidValueError as exc:
+            raise click.BadParameter(exc.message) from exc
+    return value
 
 
-def _with_progress(entries: Iterable[T], label: str) -> Iterator[T]:
+def _with_progress(entries: Iterable[T], label: str = "generating") -> Iterator[T]:
     """Count entries on a live line on stderr, when stderr is a terminal."""
     if not stderr.is_terminal:
         yield from entries
@@ -85,7 +97,8 @@ def cli() -> None:
     """Generate, validate, discover and read sitemaps (sitemaps.org 0.9 and Google 0.84)."""
 
 
-def _print_summary(result: WriteResult, problems: int) -> None:
+def _print_summary(outcome: GenerateResult, problems: int) -> None:
+    result = outcome.written
     kind = f"index of {len(result.children):,} sitemaps" if result.is_index else "sitemap"
     stdout.print(f"{result.entry_point}  ({kind}, {result.urls:,} URLs)", markup=False)
     for child in result.children:
@@ -97,21 +110,116 @@ def _print_summary(result: WriteResult, problems: int) -> None:
     for reason, count in sorted(result.skipped.items()):
         examples = ", ".join(result.skipped_examples.get(reason, ())[:3])
         stdout.print(f"left out ({reason}): {count:,}  e.g. {examples}", markup=False)
+    for rule, count in outcome.filtered.items():
+        stdout.print(f"filtered out ({rule}): {count:,}", markup=False)
     if problems:
         stdout.print(f"input problems (rows skipped): {problems:,}")
+    if outcome.robots_changed is not None:
+        verb = "updated" if outcome.robots_changed else "already up to date"
+        stdout.print(f"robots.txt {verb}: Sitemap: {outcome.sitemap_url}", markup=False)
 
 
-@cli.command(context_settings=CONTEXT_SETTINGS)
+# Filter rules are ordered, but click gathers each option's values apart; this command
+# records the order in which --include-url and --exclude-url were given.
+_FILTER_OPTIONS = ("include_url", "exclude_url")
+_FILTER_ORDER = "sitemapkit.filter_order"
+
+
+class _OrderedFiltersCommand(click.Command):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        _values, _rest, order = self.make_parser(ctx).parse_args(args=list(args))
+        ctx.meta[_FILTER_ORDER] = [p.name for p in order if p.name in _FILTER_OPTIONS]
+        return super().parse_args(ctx, args)
+
+
+# CLI option name -> GenerateSettings field, for the options that override the config file.
+_SETTING_OPTIONS: Mapping[str, str] = {
+    "base_url": "base_url",
+    "out_dir": "out_dir",
+    "gzip": "gzip",
+    "max_urls": "max_urls",
+    "max_bytes": "max_bytes",
+    "name": "name",
+    "output_format": "format",
+    "protocol": "protocol",
+    "keep_session_ids": "keep_session_ids",
+    "timezone": "timezone",
+    "strict": "strict",
+    "quiet": "quiet",
+    "robots": "robots",
+}
+_GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def _cli_filters(ctx: click.Context, params: Mapping[str, Any]) -> list[FilterRule]:
+    remaining = {name: list(params[name]) for name in _FILTER_OPTIONS}
+    rules = []
+    for name in ctx.meta.get(_FILTER_ORDER, []):
+        action: FilterAction = "include" if name == "include_url" else "exclude"
+        rules.append(FilterRule(action, remaining[name].pop(0)))
+    return rules
+
+
+def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
+    sources: list[Source] = [
+        URLListSource((path,), format=params["urls_format"], encoding=params["encoding"])
+        for path in params["url_lists"]
+    ]
+    sources += [
+        DirectorySource(
+            str(folder),
+            include=params["include"] or DEFAULT_INCLUDE,
+            exclude=params["exclude"],
+            keep_noindex=params["keep_noindex"],
+        )
+        for folder in params["folders"]
+    ]
+    if params["access_logs"]:
+        default = () if params["keep_bots"] else DEFAULT_BOT_AGENTS
+        agents = params["exclude_agent"] or default
+        sources.append(
+            AccessLogSource(
+                params["access_logs"],
+                format=params["log_format"],
+                encoding=params["encoding"],
+                exclude_agents=agents,
+                lastmod_from_requests=params["lastmod_from_requests"],
+            )
+        )
+    return sources
+
+
+def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> GenerateSettings:
+    """The one path from options (and ``--config``) to settings: what the user typed wins."""
+    overrides = {
+        field: params[option]
+        for option, field in _SETTING_OPTIONS.items()
+        if ctx.get_parameter_source(option) in _GIVEN
+    }
+    return load_settings(
+        params["config"],
+        overrides=overrides,
+        sources=_cli_sources(params),
+        filters=_cli_filters(ctx, params),
+    )
+
+
+@cli.command(cls=_OrderedFiltersCommand, context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Site description (sitemapkit.toml, see 'sitemapkit init'); options given here "
+    "override it.",
+)
 @click.option(
     "--base-url",
-    required=True,
     metavar="URL",
     help="Where OUT is served; relative URLs resolve against it and every URL must lie under it.",
 )
 @click.option(
     "--out",
     "out_dir",
-    required=True,
     metavar="DIR",
     type=click.Path(file_okay=False, path_type=Path),
     help="Output folder (created if missing; published atomically).",
@@ -131,7 +239,10 @@ def _print_summary(result: WriteResult, problems: int) -> None:
     help="Format of the --urls files.",
 )
 @click.option(
-    "--encoding", default="utf-8", show_default=True, help="Text encoding of the --urls files."
+    "--encoding",
+    default="utf-8",
+    show_default=True,
+    help="Text encoding of the --urls and --access-log files (logs fall back to latin-1 per line).",
 )
 @click.option(
     "--dir",
@@ -152,6 +263,51 @@ def _print_summary(result: WriteResult, problems: int) -> None:
     "--keep-noindex",
     is_flag=True,
     help="List --dir pages even when they carry a robots noindex meta tag.",
+)
+@click.option(
+    "--access-log",
+    "access_logs",
+    multiple=True,
+    metavar="FILE",
+    help="Web-server access log (Common, Combined or W3C/IIS), plain or gzip; a glob such "
+    "as 'logs/access.log*' reads rotated files. Repeatable.",
+)
+@click.option(
+    "--log-format",
+    type=click.Choice(["auto", "common", "combined", "w3c"]),
+    default="auto",
+    show_default=True,
+    help="Format of the --access-log files.",
+)
+@click.option(
+    "--exclude-agent",
+    multiple=True,
+    metavar="REGEX",
+    help="Leave out requests whose user agent matches (case-insensitive search); replaces "
+    "the default list of bots. Repeatable.",
+)
+@click.option(
+    "--keep-bots",
+    is_flag=True,
+    help="Do not leave out the default list of bots (--exclude-agent still applies).",
+)
+@click.option(
+    "--lastmod-from-requests",
+    is_flag=True,
+    help="lastmod of a logged URL = its newest request time (a request is not an edit).",
+)
+@click.option(
+    "--include-url",
+    multiple=True,
+    metavar="PATTERN",
+    help="Keep URLs matching PATTERN (wildcard over the whole URL; 're:' for a regex). "
+    "Rules apply in the order given, the first match decides.",
+)
+@click.option(
+    "--exclude-url",
+    multiple=True,
+    metavar="PATTERN",
+    help="Leave out URLs matching PATTERN (same syntax as --include-url).",
 )
 @click.option(
     "--gzip/--no-gzip", default=True, show_default=True, help="Compress the children of an index."
@@ -196,10 +352,15 @@ def _print_summary(result: WriteResult, problems: int) -> None:
 )
 @click.option(
     "--timezone",
-    "assume_tz",
     callback=_timezone,
     metavar="TZ",
     help="Zone for times given without one (UTC, +02:00, Europe/Paris).",
+)
+@click.option(
+    "--robots",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="PATH",
+    help="robots.txt file to add or update the 'Sitemap:' line in (created if missing).",
 )
 @click.option(
     "--strict",
@@ -207,71 +368,110 @@ def _print_summary(result: WriteResult, problems: int) -> None:
     help="Fail (exit 1, nothing published) on any left-out URL or bad input row.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def generate(
-    base_url: str,
-    out_dir: Path,
-    url_lists: tuple[str, ...],
-    urls_format: Any,
-    encoding: str,
-    folders: tuple[Path, ...],
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    keep_noindex: bool,
-    gzip: bool,
-    max_urls: int | None,
-    max_bytes: int | None,
-    name: str,
-    output_format: Any,
-    protocol: Any,
-    keep_session_ids: bool,
-    assume_tz: tzinfo | None,
-    strict: bool,
-    quiet: bool,
-) -> None:
+def generate(**params: Any) -> None:
     """Write sitemaps for every URL of the given sources into OUT.
 
     \b
     sitemapkit generate --base-url https://example.com/ --dir public --out public
     sitemapkit generate --base-url https://example.com/ --urls urls.csv.gz --out public
+    sitemapkit generate --base-url https://example.com/ --out public \\
+        --access-log '/var/log/nginx/access.log*' --exclude-url 're:[?&]replytocom='
+    sitemapkit generate --config sitemapkit.toml --robots public/robots.txt
     """
-    if not url_lists and not folders:
-        raise click.UsageError("give at least one source: --urls FILE or --dir DIR")
-    problems = ProblemPrinter(strict=strict)
-    sources: list[Iterable[URLEntry]] = [
-        from_urllist(
-            path, format=urls_format, encoding=encoding, assume_tz=assume_tz, on_problem=problems
-        )
-        for path in url_lists
-    ]
-    sources += [
-        from_directory(
-            folder,
-            base_url=base_url,
-            include=include or DEFAULT_INCLUDE,
-            exclude=exclude,
-            skip_noindex=not keep_noindex,
-            on_problem=problems,
-        )
-        for folder in folders
-    ]
-    with SitemapWriter(
-        out_dir,
-        base_url=base_url,
-        gzip=gzip,
-        max_urls=max_urls,
-        max_bytes=max_bytes,
-        name=name,
-        format=output_format,
-        protocol=protocol,
-        keep_session_ids=keep_session_ids,
-        strict=strict,
-        assume_tz=assume_tz,
-    ) as writer:
-        entries = itertools.chain.from_iterable(sources)
-        writer.add_all(entries if quiet else _with_progress(entries, "generating"))
+    settings = generate_settings(click.get_current_context(), params)
+    problems = ProblemPrinter(strict=settings.strict)
+    outcome = run_generate(
+        settings, on_problem=problems, wrap=None if settings.quiet else _with_progress
+    )
     problems.finish()
-    if not quiet:
-        _print_summary(writer.result, problems.count)
+    if not settings.quiet:
+        _print_summary(outcome, problems.count)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("path", default="sitemapkit.toml", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace PATH if it exists.")
+def init(path: Path, force: bool) -> None:
+    """Write a commented example config to PATH [default: sitemapkit.toml].
+
+    \b
+    sitemapkit init && sitemapkit generate --config sitemapkit.toml
+    """
+    written = write_example_config(path, force=force)
+    stdout.print(f"wrote {written}: edit it, then run", markup=False)
+    stdout.print(f"  sitemapkit generate --config {written}", markup=False)
+
+
+def _print_batch(batch: IndexNowBatch) -> None:
+    stdout.print(f"IndexNow: {batch.urls:,} URLs, {batch.message}", markup=False)
+
+
+def _submitted_urls(urls: tuple[str, ...], files: tuple[str, ...]) -> Iterable[str] | None:
+    if not urls and not files:
+        return None
+    from_files = (e.loc for f in files for e in from_urllist(f, format="txt"))
+    return itertools.chain(urls, from_files)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("urls", nargs=-1, metavar="[URL]...")
+@click.option(
+    "--urls",
+    "url_files",
+    multiple=True,
+    metavar="FILE",
+    help="File of URLs, one a line ('-': stdin).",
+)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Take base_url, out and the [submit] table from this config file.",
+)
+@click.option("--base-url", metavar="URL", help="Where OUT is served (the key file's folder).")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="The published folder: the key file <key>.txt is written here.",
+)
+@click.option("--key", metavar="KEY", help="IndexNow key [default: the one in OUT, or a new one].")
+@click.option(
+    "--endpoint", metavar="URL", help=f"IndexNow endpoint [default: {INDEXNOW_ENDPOINT}]."
+)
+@click.option(
+    "--ping",
+    "pings",
+    multiple=True,
+    metavar="TEMPLATE",
+    help="Also GET this URL, {sitemap} replaced by the URL-encoded sitemap URL. Repeatable.",
+)
+@click.option("--sitemap", "sitemap_url", metavar="URL", help="Sitemap URL the pings announce.")
+@click.option("--no-key-check", is_flag=True, help="Submit without first fetching the key file.")
+def submit(urls: tuple[str, ...], url_files: tuple[str, ...], **options: Any) -> None:
+    """Announce changed URLs with IndexNow, and ping engines that still take a sitemap ping.
+
+    \b
+    sitemapkit submit --base-url https://example.com/ --out public https://example.com/new
+    sitemapkit submit --config sitemapkit.toml --urls changed.txt
+    """
+    check_key = not options.pop("no_key_check")
+    config, pings = options.pop("config"), options.pop("pings")
+    settings = load_submit_settings(config, overrides={**options, "ping": pings or None})
+    wanted = _submitted_urls(urls, url_files)
+    if wanted is None and not settings.ping:
+        raise click.UsageError("nothing to do: give URLs, --urls FILE or --ping TEMPLATE")
+    for template in settings.ping:
+        if is_retired_ping(template):
+            stderr.print(f"warning: {template} is a retired ping endpoint", markup=False)
+    problems = ProblemPrinter(strict=False)
+    done = announce(
+        settings, wanted, check_key=check_key, on_problem=problems, on_batch=_print_batch
+    )
+    problems.finish()
+    for ping in done.pings:
+        stdout.print(f"ping: HTTP {ping.status} {ping.url}", markup=False)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

@@ -27,6 +27,7 @@ __all__ = [
     "URLNormalizer",
     "iri_to_uri",
     "normalize_url",
+    "origin_of",
     "remove_session_ids",
     "scope_of",
 ]
@@ -234,6 +235,16 @@ def normalize_url(url: str, *, base: str | None = None, keep_session_ids: bool =
             reason="too-long",
         )
     return result
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]/`` of ``url``, normalised.
+
+    >>> origin_of("HTTPS://Example.com:443/catalog/sitemap.xml")
+    'https://example.com/'
+    """
+    normal = normalize_url(url, keep_session_ids=True)
+    return normal[: normal.index("/", normal.index("://") + 3) + 1]
 
 
 def scope_of(url: str) -> str:

@@ -56,6 +56,7 @@ class WriteResult:
 
     out_dir: Path
     entry_point: Path
+    entry_url: str
     children: tuple[Path, ...]
     urls: int
     skipped: Mapping[str, int]
@@ -633,6 +634,7 @@ class SitemapWriter:
         return WriteResult(
             out_dir=self.out_dir,
             entry_point=self.out_dir / entry_name,
+            entry_url=self.base_url + entry_name,
             children=tuple(self.out_dir / name for name in children),
             urls=self._urls,
             skipped=dict(self._skipped),
