@@ -18,16 +18,22 @@ import re
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import replace
+from itertools import repeat
 from typing import Final
 from xml.parsers import expat
 
 from ..errors import SitemapError
-from ..model import IMAGE_NS, MAX_IMAGES_PER_URL, XHTML_NS
-from .xmlcheck import _Checker, _Stop
+from ..model import CHANGEFREQS, IMAGE_NS, MAX_IMAGES_PER_URL, XHTML_NS
+from .locations import _BAD_PERCENT, _CLEAN_URL, _SMALL_LIMIT
+from .rules import Finding, check_lastmod, check_priority
+from .xmlcheck import _CACHE_LIMIT, _Checker, _Stop
 
 __all__ = ["run_fast"]
 
 _MAX_CARRY: Final = 1 << 20
+_RUN: Final = 256
+_IMAGES: Final = MAX_IMAGES_PER_URL
+_RUN_SPECIAL: Final = re.compile(r"['\"<>]|&(?!amp;)").search
 _ROOT: Final = re.compile(
     r"\A\ufeff?(?:<\?xml [^<>]*\?>)?\s*(?:<\?xml-stylesheet [^<>]*\?>\s*)?"
     r"<urlset((?:\s+[A-Za-z:]+=\"[^\"<>&]*\")*)\s*>"
@@ -138,6 +144,24 @@ def run_fast(
     return True
 
 
+def _clean_values(
+    values: set[str],
+    cache: dict[str, list[Finding]],
+    check: Callable[[str, bool], list[Finding]],
+    legacy: bool,
+) -> bool:
+    """True when every value is plain text its check passes (the checker's cache remembers)."""
+    for value in values:
+        findings = cache.get(value)
+        if findings is None:
+            if _SPECIAL(value) or len(cache) > _CACHE_LIMIT:
+                return False
+            findings = cache[value] = check(value, legacy)
+        if findings:
+            return False
+    return True
+
+
 class _Lane:
     def __init__(self, checker: _Checker) -> None:
         self.checker = checker
@@ -216,21 +240,116 @@ class _Lane:
 
     def _entries(self, entry: re.Pattern[str], buffer: str, position: int, base: int) -> int:
         """Check every complete entry from ``position``; where the next one would start.
-        Positions are placeholders, ``-1 - offset`` (see :func:`run_fast`)."""
+
+        Entries go in runs of up to 256: a run where nothing is wrong is checked with a few
+        C-level passes over lists (:meth:`_run`); a run with any finding goes one entry at a
+        time (:meth:`_one_by_one`), which reports exactly what the full checker would.
+        Positions are placeholders, ``-1 - offset`` (see :func:`run_fast`).
+        """
+        finder = entry.finditer
+        while True:
+            run: list[re.Match[str]] = []
+            for found in finder(buffer, position):
+                if found.start() != position:
+                    break
+                run.append(found)
+                position = found.end()
+                if len(run) == _RUN:
+                    break
+            if run and not self._run(run, base):
+                self._one_by_one(run, base)
+            if len(run) < _RUN:
+                return position
+
+    def _run(self, run: list[re.Match[str]], base: int) -> bool:
+        """Check a run of entries in bulk; False (nothing recorded) when any would have a
+        finding, or is not plain enough to tell cheaply."""
+        checker = self.checker
+        checked = checker.checked
+        locations = checker.locations
+        assert locations is not None
+        count = len(run)
+        if checked.urls + count > checker.max_entries:
+            return False
+        groups = [found.groups() for found in run]
+        locs = [group[0] for group in groups]
+        joined = "\x00".join(locs)  # NUL cannot occur in XML text
+        if _RUN_SPECIAL(joined):
+            return False
+        if "&" in joined:
+            joined = joined.replace("&amp;", "&")
+            locs = joined.split("\x00")
+        if "%" in joined and _BAD_PERCENT(joined):
+            return False
+        lengths = list(map(len, locs))
+        if min(lengths) < 12 or max(lengths) >= 2048 or not all(map(_CLEAN_URL, locs)):
+            return False
+        prefix = locations.scope if locations.scope is not None else locations.origin
+        if prefix is None or not all(map(str.startswith, locs, repeat(prefix))):
+            return False
+        hashes = list(map(hash, locs))
+        seen = locations.seen
+        if (
+            len(seen) + count > _SMALL_LIMIT
+            or len(set(hashes)) != count
+            or not seen.isdisjoint(hashes)
+        ):
+            return False
+        lastmods = [group[1] for group in groups if group[1] is not None]
+        distinct_lastmods = set(lastmods)
+        if not _clean_values(
+            distinct_lastmods, checker.lastmod_cache, check_lastmod, checker.legacy
+        ):
+            return False
+        changefreqs = {group[2] for group in groups}
+        changefreqs.discard(None)
+        if not changefreqs <= CHANGEFREQS:
+            return False
+        priorities = [group[3] for group in groups if group[3] is not None]
+        distinct_priorities = set(priorities)
+        if not _clean_values(
+            distinct_priorities, checker.priority_cache, check_priority, checker.legacy
+        ):
+            return False
+        extensions = [group[4] for group in groups if group[4]]
+        if extensions and max(map(str.count, extensions, repeat(":image>"))) > 2 * _IMAGES:
+            return False
+        # Nothing to report: record what the one-by-one path would have recorded.
+        seen.update(hashes)
+        if locations.tree.seen is not None:
+            here = -1 - base + 5
+            locations.batch.extend(locs)
+            locations.batch_lines.extend([here - found.start(1) for found in run])
+            locations.batch_columns.extend([0] * count)
+        checked.urls += count
+        if lastmods:
+            checker.lastmods += len(lastmods)
+            if checker.first_lastmod is None:
+                checker.first_lastmod = lastmods[0]
+            if len(distinct_lastmods) > 1 or checker.first_lastmod not in distinct_lastmods:
+                checker.same_lastmod = False
+        if priorities:
+            checker.priorities += len(priorities)
+            if checker.first_priority is None:
+                checker.first_priority = priorities[0]
+            if len(distinct_priorities) > 1 or checker.first_priority not in distinct_priorities:
+                checker.same_priority = False
+        return True
+
+    def _one_by_one(self, run: list[re.Match[str]], base: int) -> None:
         checker = self.checker
         checked = checker.checked
         locations = checker.locations
         assert locations is not None
         check_loc = locations.check
-        match = entry.match
         special = _SPECIAL
         limit = checker.max_entries
         here = -1 - base  # placeholder line of the buffer's first character
         checker.value_column = 0
-        while (found := match(buffer, position)) is not None:
+        for found in run:
             checked.urls += 1
             if checked.urls > limit:
-                checker.entry_line = here - buffer.index("<url>", position)
+                checker.entry_line = here - found.string.index("<url>", found.start())
                 checker.entry_column = 0
                 checker._entry_problems({})
             loc, lastmod, changefreq, priority, extensions = found.groups()
@@ -250,5 +369,3 @@ class _Lane:
             if priority is not None:
                 checker.value_line = here - found.start(4) + 10
                 checker._priority(_unescape(priority) if special(priority) else priority)
-            position = found.end()
-        return position
