@@ -19,14 +19,13 @@ from pathlib import Path
 from typing import BinaryIO, Final
 from urllib.parse import unquote, urlsplit
 
-from .._fingerprints import FingerprintSet
 from ..compression import is_gzip, iter_gunzip
 from ..errors import FetchError, InvalidURLError, SitemapError, SourceError
 from ..model import PROTOCOL_09
 from ..urls import scope_of
 from .fastlane import run_fast
 from .fetch import Fetched, Fetcher, UrllibFetcher, parse_robots_sitemaps
-from .locations import Tree, normalize_sitemap_url
+from .locations import Tree, TreeURLs, normalize_sitemap_url
 from .report import FORMATS, Collector, Issue, Report, format_report
 from .rules import RULES, Rule, Severity
 from .textcheck import check_text
@@ -122,7 +121,7 @@ class _Run:
         self.fetcher = fetcher or UrllibFetcher()
         self.max_per_rule = max_per_rule
         self.tree = Tree(
-            seen=FingerprintSet() if tree_wide else None, robots=self._robots if fetch else None
+            seen=TreeURLs() if tree_wide else None, robots=self._robots if fetch else None
         )
         self.visited: set[str] = set()
 

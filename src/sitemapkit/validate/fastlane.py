@@ -14,11 +14,13 @@ lanes report the same findings on every fixture.
 from __future__ import annotations
 
 import codecs
+import operator
 import re
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from itertools import repeat
+from itertools import islice, repeat
+from operator import sub
 from typing import Final
 from xml.parsers import expat
 
@@ -33,6 +35,12 @@ __all__ = ["run_fast"]
 _MAX_CARRY: Final = 1 << 20
 _RUN: Final = 256
 _IMAGES: Final = MAX_IMAGES_PER_URL
+_WHOLE: Final = operator.methodcaller("group")
+_GROUPS: Final = operator.methodcaller("groups")
+_LOC_START: Final = operator.methodcaller("start", 1)
+_FIRST: Final = operator.itemgetter(0)
+# What may follow the scheme, host and port in a clean URL (rules.CLEAN_URL).
+_URL_TAIL: Final = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]]*"
 _RUN_SPECIAL: Final = re.compile(r"['\"<>]|&(?!amp;)").search
 _ROOT: Final = re.compile(
     r"\A\ufeff?(?:<\?xml [^<>]*\?>)?\s*(?:<\?xml-stylesheet [^<>]*\?>\s*)?"
@@ -144,6 +152,10 @@ def run_fast(
     return True
 
 
+def _never(text: str) -> None:
+    return None
+
+
 def _clean_values(
     values: set[str],
     cache: dict[str, list[Finding]],
@@ -167,6 +179,8 @@ class _Lane:
         self.checker = checker
         self.root_seen = False
         self.gave_up = False
+        self.prefix: str | None = None
+        self.prefix_test: Callable[[str], object] = _never
         parser = checker.parser
         self.start_root = checker._start_root
         parser.StartElementHandler = self._root
@@ -248,16 +262,24 @@ class _Lane:
         """
         finder = entry.finditer
         while True:
-            run: list[re.Match[str]] = []
-            for found in finder(buffer, position):
-                if found.start() != position:
-                    break
-                run.append(found)
-                position = found.end()
-                if len(run) == _RUN:
-                    break
-            if run and not self._run(run, base):
+            run = list(islice(finder(buffer, position), _RUN))
+            if not run:
+                return position
+            end = run[-1].end()
+            if run[0].start() != position or end - position != sum(map(len, map(_WHOLE, run))):
+                # Something between entries: keep the contiguous ones, stop at the gap.
+                contiguous = []
+                for found in run:
+                    if found.start() != position:
+                        break
+                    contiguous.append(found)
+                    position = found.end()
+                if contiguous and not self._run(contiguous, base):
+                    self._one_by_one(contiguous, base)
+                return position
+            if not self._run(run, base):
                 self._one_by_one(run, base)
+            position = end
             if len(run) < _RUN:
                 return position
 
@@ -271,8 +293,8 @@ class _Lane:
         count = len(run)
         if checked.urls + count > checker.max_entries:
             return False
-        groups = [found.groups() for found in run]
-        locs = [group[0] for group in groups]
+        groups = list(map(_GROUPS, run))
+        locs = list(map(_FIRST, groups))
         joined = "\x00".join(locs)  # NUL cannot occur in XML text
         if _RUN_SPECIAL(joined):
             return False
@@ -282,10 +304,10 @@ class _Lane:
         if "%" in joined and _BAD_PERCENT(joined):
             return False
         lengths = list(map(len, locs))
-        if min(lengths) < 12 or max(lengths) >= 2048 or not all(map(_CLEAN_URL, locs)):
+        if min(lengths) < 12 or max(lengths) >= 2048:
             return False
         prefix = locations.scope if locations.scope is not None else locations.origin
-        if prefix is None or not all(map(str.startswith, locs, repeat(prefix))):
+        if prefix is None or not self._inside(prefix)(joined):
             return False
         hashes = list(map(hash, locs))
         seen = locations.seen
@@ -319,7 +341,7 @@ class _Lane:
         if locations.tree.seen is not None:
             here = -1 - base + 5
             locations.batch.extend(locs)
-            locations.batch_lines.extend([here - found.start(1) for found in run])
+            locations.batch_lines.extend(map(sub, repeat(here), map(_LOC_START, run)))
             locations.batch_columns.extend([0] * count)
         checked.urls += count
         if lastmods:
@@ -335,6 +357,18 @@ class _Lane:
             if len(distinct_priorities) > 1 or checker.first_priority not in distinct_priorities:
                 checker.same_priority = False
         return True
+
+    def _inside(self, prefix: str) -> Callable[[str], object]:
+        """A test that every NUL-separated URL is a clean URL (as the loc fast path means it)
+        starting with ``prefix``: one regular expression over the whole run."""
+        if prefix != self.prefix:
+            self.prefix = prefix
+            if _CLEAN_URL(prefix) and prefix.endswith("/"):
+                one = re.escape(prefix) + _URL_TAIL
+                self.prefix_test = re.compile(f"{one}(?:\x00{one})*").fullmatch
+            else:
+                self.prefix_test = _never
+        return self.prefix_test
 
     def _one_by_one(self, run: list[re.Match[str]], base: int) -> None:
         checker = self.checker
