@@ -131,3 +131,31 @@ def test_lines_and_columns_count_characters_like_expat(
         ("SM-M01", 2, 178),
         ("SM-P01", 5, 5),
     ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<url><loc>https://www.example.com/a\x01b</loc></url>",
+        "<url><loc>https://www.example.com/?a=1&foo;</loc></url>",
+        "<url><loc>https://www.example.com/?a=1&#38;b=2</loc></url>",
+        "<url><loc>https://www.example.com/a]]>b</loc></url>",
+        "<url><loc>https://www.example.com/a</loc></url>\r\n<url><loc> x </loc></url>",
+        "<url><loc>https://www.example.com/a</loc></url><!-- c -->",
+        "<url><loc>https://www.example.com/a</loc><lastmod>2005-01-01</lastmod></url></urlset>x",
+        "<url><loc>https://www.example.com/a</loc></url>\u00a0<url><loc>https://www.example.com/b"
+        "</loc></url>",
+        "<url><loc>https://www.example.com/a</loc></url></urlset><urlset>",
+    ],
+)
+def test_both_lanes_agree_on_near_canonical_files(
+    body: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(
+        (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{body}\n</urlset>\n'
+        ).encode()
+    )
+    same(*both(path, monkeypatch))

@@ -43,11 +43,13 @@ _FIRST: Final = operator.itemgetter(0)
 _URL_TAIL: Final = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]]*"
 _RUN_SPECIAL: Final = re.compile(r"['\"<>]|&(?!amp;)").search
 _ROOT: Final = re.compile(
-    r"\A\ufeff?(?:<\?xml [^<>]*\?>)?\s*(?:<\?xml-stylesheet [^<>]*\?>\s*)?"
-    r"<urlset((?:\s+[A-Za-z:]+=\"[^\"<>&]*\")*)\s*>"
+    r"\A(?:<\?xml [^<>]*\?>)?[ \t\n]*(?:<\?xml-stylesheet [^<>]*\?>[ \t\n]*)?"
+    r"<urlset((?:[ \t\n]+[A-Za-z:]+=\"[^\"<>&]*\")*)[ \t\n]*>"
 )
 _DECLARATION: Final = re.compile(r'xmlns(?::([A-Za-z][A-Za-z0-9._-]*))?="([^"]*)"')
-_CLOSE: Final = re.compile(r"\s*</urlset>\s*\Z")
+_CLOSE: Final = re.compile(r"[ \t\n]*</urlset>[ \t\n]*\Z")
+# Characters XML 1.0 forbids (expat would stop), and CR, which expat normalises.
+_NOT_XML_OR_CR: Final = re.compile("[\x00-\x08\x0b-\x1f\ufffe\uffff]").search
 _SPECIAL: Final = re.compile(r"['\">&]").search
 _OTHER_REFERENCE: Final = re.compile(r"&(?!(?:lt|gt|quot|apos|amp);)")
 _ENTITIES: Final = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
@@ -62,19 +64,19 @@ def _entry_pattern(prefixes: dict[str, str]) -> re.Pattern[str]:
     for namespace, template in (
         (
             XHTML_NS,
-            r'<{p}:link rel="alternate" hreflang="[^"<>&\']+" href="https?://[^"<>&\']*"\s*/>',
+            r'<{p}:link rel="alternate" hreflang="[^"<>&\']+" href="https?://[^"<>&\']*"[ \t\n]*/>',
         ),
-        (IMAGE_NS, r"<{p}:image>\s*<{p}:loc>[^<>&'\"]*</{p}:loc>\s*</{p}:image>"),
+        (IMAGE_NS, r"<{p}:image>[ \t\n]*<{p}:loc>[^<>&'\"]*</{p}:loc>[ \t\n]*</{p}:image>"),
     ):
         prefix = prefixes.get(namespace)
         if prefix is not None:
             extensions.append(template.replace("{p}", re.escape(prefix)))
-    tail = "(?:(?:" + "|".join(extensions) + r")\s*)*" if extensions else ""
+    tail = "(?:(?:" + "|".join(extensions) + r")[ \t\n]*)*" if extensions else ""
     return re.compile(
-        r"\s*<url>\s*<loc>([^<]*)</loc>\s*"
-        r"(?:<lastmod>([^<]*)</lastmod>\s*)?"
-        r"(?:<changefreq>([^<]*)</changefreq>\s*)?"
-        r"(?:<priority>([^<]*)</priority>\s*)?"
+        r"[ \t\n]*<url>[ \t\n]*<loc>([^<]*)</loc>[ \t\n]*"
+        r"(?:<lastmod>([^<]*)</lastmod>[ \t\n]*)?"
+        r"(?:<changefreq>([^<]*)</changefreq>[ \t\n]*)?"
+        r"(?:<priority>([^<]*)</priority>[ \t\n]*)?"
         "(" + tail + ")</url>"
     )
 
@@ -218,22 +220,20 @@ class _Lane:
         for chunk in chunks:
             if not checked.bytes and chunk.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
                 raise GiveUp
-            checker.chunk, checker.chunk_start = chunk, checked.bytes
             checked.bytes += len(chunk)
-            parser.Parse(chunk, False)
-            if self.gave_up:
-                raise GiveUp
             text = decode(chunk)
+            if _NOT_XML_OR_CR(text):
+                raise GiveUp  # a character XML forbids, or CR (expat would turn CRLF into LF)
             buffer = carry + text if carry else text
-            carry = buffer
             position = 0
             if entry is None:
-                if not self.root_seen:
-                    if len(buffer) > _MAX_CARRY:
-                        raise GiveUp
-                    continue
+                # expat reads the prologue and the root's start tag (and _start_root checks
+                # them); the entries are proven well-formed by the patterns themselves.
                 root = _ROOT.match(buffer)
-                if root is None or checker.ns == "":
+                if root is None:
+                    raise GiveUp
+                parser.Parse(buffer[: root.end()].encode(), False)
+                if self.gave_up or not self.root_seen or checker.ns == "":
                     raise GiveUp
                 prefixes = {
                     uri: prefix for prefix, uri in _DECLARATION.findall(root.group(1)) if prefix
@@ -245,11 +245,9 @@ class _Lane:
             base += position
             if len(carry) > _MAX_CARRY:
                 raise GiveUp
-        parser.Parse(b"", True)
-        if self.gave_up or entry is None or not checked.urls:
+        if self.gave_up or entry is None or not checked.urls or not _CLOSE.match(carry):
             raise GiveUp
-        if not _CLOSE.match(carry):
-            raise GiveUp
+        parser.Parse(carry.encode(), True)  # the end tag, checked by expat too
         checker._finish()
 
     def _entries(self, entry: re.Pattern[str], buffer: str, position: int, base: int) -> int:
