@@ -23,9 +23,12 @@ from ..compression import is_gzip, iter_gunzip
 from ..errors import FetchError, InvalidURLError, SitemapError, SourceError
 from ..model import PROTOCOL_09
 from ..urls import scope_of
+from . import parallel
+from .fastlane import _resolve as resolve_offsets
 from .fastlane import run_fast
 from .fetch import Fetched, Fetcher, UrllibFetcher, parse_robots_sitemaps
-from .locations import Tree, TreeURLs, normalize_sitemap_url
+from .locations import Tree, TreeURLs, normalize_sitemap_url, tree_duplicate
+from .parallel import Outcome, Prefetch, workers
 from .report import FORMATS, Collector, Issue, Report, format_report
 from .rules import RULES, Rule, Severity
 from .textcheck import check_text
@@ -124,6 +127,53 @@ class _Run:
             seen=TreeURLs() if tree_wide else None, robots=self._robots if fetch else None
         )
         self.visited: set[str] = set()
+        self.prefetch: Prefetch | None = None
+        self.parallel = fetcher is None
+
+    def _start_prefetch(self, checked: CheckedFile, path: Path, location: str | None) -> None:
+        """Check the local children of an index in worker processes, when it pays."""
+        processes = workers()
+        if not self.parallel or processes < 2:
+            return
+        jobs = []
+        size = 0
+        for loc, _line, _column in checked.children:
+            local = _local_child(loc, path, location)
+            if local is None or str(local.resolve()) in self.visited:
+                continue
+            size += local.stat().st_size
+            job = (str(local), loc, self.max_per_rule, self.report.strict, self.fetch, _FAST_LANE)
+            jobs.append((str(local.resolve()), job))
+        if len(jobs) >= parallel.MIN_CHILDREN and size >= parallel.MIN_BYTES:
+            self.prefetch = Prefetch(jobs, processes)
+
+    def _merge(self, outcome: Outcome, local: Path, loc: str, depth: int) -> CheckedFile:
+        """Take in a child a worker checked, as if it had been checked here."""
+        self.visited.add(str(local.resolve()))
+        report = self.report
+        collector = Collector(report, outcome.name, max_per_rule=self.max_per_rule)
+        collector.shown, collector.seen = outcome.shown, outcome.seen
+        collector.first_hidden = outcome.hidden
+        report.files.append(outcome.name)
+        report.issues.extend(outcome.issues)
+        for key, count in outcome.counts.items():
+            report.counts[key] = report.counts.get(key, 0) + count
+        report.urls += outcome.urls_counted
+        if self.tree.seen is not None and outcome.urls:
+            repeated = self.tree.seen.add_batch(outcome.urls, outcome.lines, outcome.columns)
+            places: dict[int, tuple[int, int]] = {}
+            offsets = [-1 - outcome.lines[i] for i in repeated if outcome.lines[i] < 0]
+            if offsets:  # fast-lane placeholders (see fastlane.run_fast)
+                with _reader(local, outcome.name)() as stream:
+                    places = resolve_offsets(stream, offsets)
+            for position in repeated:
+                line, column = outcome.lines[position], outcome.columns[position]
+                if line < 0:
+                    line, column = places[-1 - line]
+                collector.add("SM-L11", tree_duplicate(outcome.urls[position]), line, column)
+        self.follow(outcome.checked, collector, local, loc, depth=depth + 1)
+        collector.finish()
+        return outcome.checked
 
     def _robots(self, origin: str) -> frozenset[str] | None:
         url = origin.rstrip("/") + "/robots.txt"
@@ -161,11 +211,11 @@ class _Run:
         return checked, collector
 
     def check_file(
-        self, path: Path, *, location: str | None, top_level: bool
+        self, path: Path, *, location: str | None, top_level: bool, fast: bool | None = None
     ) -> tuple[CheckedFile, Collector]:
         """A file on disk: the fast lane first (it can give up and the file is read again)."""
         name = str(path)
-        if _FAST_LANE:
+        if _FAST_LANE if fast is None else fast:
             scratch = Report(strict=self.report.strict)
             collector = Collector(scratch, name, max_per_rule=self.max_per_rule)
             checked = CheckedFile()
@@ -218,6 +268,31 @@ class _Run:
     ) -> None:
         if not self.recursive or checked.kind != "sitemapindex":
             return
+        started = path is not None and self.prefetch is None
+        if started:
+            assert path is not None
+            self._start_prefetch(checked, path, location)
+        try:
+            self._follow_children(checked, collector, path, location, depth=depth)
+        finally:
+            if started:
+                self.close()
+
+    def close(self) -> None:
+        """Stop the worker processes, if any."""
+        if self.prefetch is not None:
+            self.prefetch.close()
+            self.prefetch = None
+
+    def _follow_children(
+        self,
+        checked: CheckedFile,
+        collector: Collector,
+        path: Path | None,
+        location: str | None,
+        *,
+        depth: int,
+    ) -> None:
         for loc, line, column in checked.children:
             if len(self.report.files) >= _MAX_FILES:
                 collector.add("SM-FETCH-01", f"stopped after {_MAX_FILES:,} files", line, column)
@@ -247,6 +322,9 @@ class _Run:
             )
             return None
         if local is not None:
+            outcome = self.prefetch.take(str(local.resolve())) if self.prefetch else None
+            if outcome is not None:
+                return self._merge(outcome, local, loc, depth)
             self.visited.add(str(local.resolve()))
             checked, collector = self.check_file(local, location=loc, top_level=False)
             self.follow(checked, collector, local, loc, depth=depth + 1)
@@ -385,6 +463,8 @@ def validate(
             f"cannot read {error.filename or source!r}: {error.strerror or error}",
             source=str(error.filename or ""),
         ) from error
+    finally:
+        run.close()
     order = {name: position for position, name in enumerate(run.report.files)}
     run.report.issues.sort(key=lambda issue: (order.get(issue.file, 0), issue.line, issue.column))
     return run.report

@@ -18,7 +18,14 @@ from ..urls import normalize_url, scope_of
 from .report import Collector
 from .rules import CLEAN_URL, check_loc
 
-__all__ = ["LocationChecker", "RobotsLookup", "Tree", "TreeURLs", "normalize_sitemap_url"]
+__all__ = [
+    "LocationChecker",
+    "RobotsLookup",
+    "Tree",
+    "TreeURLs",
+    "normalize_sitemap_url",
+    "tree_duplicate",
+]
 
 #: ``origin → the Sitemap: URLs its robots.txt lists`` (None: it could not be read).
 RobotsLookup = Callable[[str], frozenset[str] | None]
@@ -55,8 +62,9 @@ class TreeURLs:
         self._small: set[int] = set()
         self._large: FingerprintSet | None = None
 
-    def add_batch(self, urls: list[str]) -> list[int]:
-        """Remember ``urls`` (distinct among themselves); the positions of those seen before."""
+    def add_batch(self, urls: list[str], lines: list[int], columns: list[int]) -> list[int]:
+        """Remember ``urls`` (distinct among themselves); the positions of those seen before.
+        (``lines`` and ``columns`` are for stand-ins that hand the URLs on elsewhere.)"""
         hashes = list(map(hash, urls))
         small = self._small
         if self._large is None and len(small) + len(hashes) <= _TREE_SMALL_LIMIT:
@@ -93,6 +101,11 @@ class Tree:
         if origin not in self.robots_cache:
             self.robots_cache[origin] = self.robots(origin)
         return self.robots_cache[origin]
+
+
+def tree_duplicate(url: str) -> str:
+    """The message of L-11 across files."""
+    return f"{url[:200]} is also listed in another sitemap of this tree"
 
 
 def _parts(url: str) -> tuple[str, str, int | None, str]:
@@ -206,10 +219,10 @@ class LocationChecker:
         batch = self.batch
         if tree_seen is None or not batch:
             return
-        for position in tree_seen.add_batch(batch):
+        for position in tree_seen.add_batch(batch, self.batch_lines, self.batch_columns):
             self.collector.add(
                 "SM-L11",
-                f"{batch[position][:200]} is also listed in another sitemap of this tree",
+                tree_duplicate(batch[position]),
                 self.batch_lines[position],
                 self.batch_columns[position],
             )

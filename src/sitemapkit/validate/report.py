@@ -126,15 +126,15 @@ class Report:
 class Collector:
     """Adds one file's findings to a report, keeping at most ``max_per_rule`` of each rule."""
 
-    __slots__ = ("_seen", "_shown", "counts", "file", "first_hidden", "max_per_rule", "report")
+    __slots__ = ("counts", "file", "first_hidden", "max_per_rule", "report", "seen", "shown")
 
     def __init__(self, report: Report, file: str, *, max_per_rule: int = 100) -> None:
         self.report = report
         self.file = file
         self.max_per_rule = max_per_rule if max_per_rule > 0 else 1 << 62
         self.counts = report.counts
-        self._shown: dict[str, int] = {}
-        self._seen: dict[str, int] = {}
+        self.shown: dict[str, int] = {}
+        self.seen: dict[str, int] = {}
         self.first_hidden: dict[str, tuple[int, int]] = {}
 
     def add(
@@ -144,10 +144,10 @@ class Collector:
         level = severity or RULES[rule].severity
         key = f"{rule}/{level.value}"
         self.counts[key] = self.counts.get(key, 0) + 1
-        self._seen[key] = self._seen.get(key, 0) + 1
-        shown = self._shown.get(key, 0)
+        self.seen[key] = self.seen.get(key, 0) + 1
+        shown = self.shown.get(key, 0)
         if shown < self.max_per_rule:
-            self._shown[key] = shown + 1
+            self.shown[key] = shown + 1
             self.report.issues.append(Issue(rule, level, message, self.file, line, column))
         elif key not in self.first_hidden:
             self.first_hidden[key] = (line, column)
@@ -156,7 +156,7 @@ class Collector:
         """Add one line per capped rule saying how many findings were not shown."""
         for key, (line, column) in self.first_hidden.items():
             rule, _, level = key.partition("/")
-            hidden = self._seen[key] - self._shown[key]
+            hidden = self.seen[key] - self.shown[key]
             self.report.issues.append(
                 Issue(
                     rule,
