@@ -9,6 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sitemapkit import Alternate, Image, SitemapWriter, URLEntry
 from sitemapkit.validate import Report, fastlane, validate
@@ -157,5 +159,59 @@ def test_both_lanes_agree_on_near_canonical_files(
             '<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{body}\n</urlset>\n'
         ).encode()
+    )
+    same(*both(path, monkeypatch))
+
+
+_VALUE = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="<"), max_size=40
+)
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(
+                st.just("https://www.example.com/a"),
+                _VALUE.map(lambda v: "https://www.example.com/" + v),
+                _VALUE,
+            ),
+            st.one_of(st.none(), st.just("2024-05-01"), _VALUE),
+            st.one_of(st.none(), st.just("daily"), _VALUE),
+            st.one_of(st.none(), st.just("0.5"), _VALUE),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_both_lanes_agree_on_arbitrary_values(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    entries: list[tuple[str, str | None, str | None, str | None]],
+) -> None:
+    body = []
+    for loc, lastmod, changefreq, priority in entries:
+        parts = [f"<loc>{loc}</loc>"]
+        for name, value in (
+            ("lastmod", lastmod),
+            ("changefreq", changefreq),
+            ("priority", priority),
+        ):
+            if value is not None:
+                parts.append(f"<{name}>{value}</{name}>")
+        body.append("<url>" + "".join(parts) + "</url>\n")
+    path = tmp_path_factory.mktemp("lanes") / "sitemap.xml"
+    path.write_bytes(
+        (
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+            + "".join(body)
+            + "</urlset>\n"
+        ).encode("utf-8", "surrogatepass")
     )
     same(*both(path, monkeypatch))
