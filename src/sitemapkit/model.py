@@ -32,8 +32,10 @@ __all__ = [
     "ProblemHandler",
     "Profile",
     "SitemapRef",
+    "TVShow",
     "URLEntry",
     "Video",
+    "VideoId",
     "VideoPrice",
     "log_problem",
 ]
@@ -95,6 +97,26 @@ class VideoPrice:
 
 
 @dataclass(frozen=True, slots=True)
+class TVShow:
+    """``<video:tvshow>`` (retired by Google in 2022, still in the schema)."""
+
+    show_title: str
+    video_type: str | None = None
+    episode_title: str | None = None
+    season_number: int | None = None
+    episode_number: int | None = None
+    premier_date: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VideoId:
+    """``<video:id type="...">``: an identifier in a named scheme (``tms:series``, ``url``...)."""
+
+    type: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
 class Video:
     """``<video:video>`` (Google video 1.1); dates are kept as written (W3C Datetime)."""
 
@@ -106,6 +128,7 @@ class Video:
     duration: int | None = None
     expiration_date: str | None = None
     rating: float | None = None
+    content_segment_locs: tuple[str, ...] = ()
     view_count: int | None = None
     publication_date: str | None = None
     family_friendly: bool | None = None
@@ -115,9 +138,11 @@ class Video:
     requires_subscription: bool | None = None
     uploader: str | None = None
     uploader_info: str | None = None
+    tvshow: TVShow | None = None
     platform: str | None = None
     platform_relationship: str | None = None
     live: bool | None = None
+    ids: tuple[VideoId, ...] = ()
     tags: tuple[str, ...] = ()
     category: str | None = None
     gallery_loc: str | None = None
