@@ -96,12 +96,14 @@ def write_tree(folder: Path) -> tuple[Path, list[Path]]:
 @dataclass
 class Sample:
     seconds: float
+    cpu: float
     rss_mib: float
 
 
 def measure(commands: list[list[str]], env: dict[str, str]) -> Sample:
     """Run the commands one after the other; total wall time, largest peak RSS."""
     total = 0.0
+    cpu = 0.0
     peak = 0.0
     for command in commands:
         start = time.perf_counter()
@@ -117,7 +119,8 @@ def measure(commands: list[list[str]], env: dict[str, str]) -> Sample:
         if code != 0:
             raise SystemExit(f"{command[0]} failed ({code}):\n{errors[-2000:]}")
         peak = max(peak, usage.ru_maxrss / 1024)
-    return Sample(total, peak)
+        cpu += usage.ru_utime + usage.ru_stime  # includes its worker processes, once reaped
+    return Sample(total, cpu, peak)
 
 
 def compare(
@@ -130,6 +133,8 @@ def compare(
         xmllint.append(measure(theirs, env))
     ours_time = statistics.median(sample.seconds for sample in mine)
     their_time = statistics.median(sample.seconds for sample in xmllint)
+    ours_cpu = statistics.median(sample.cpu for sample in mine)
+    their_cpu = statistics.median(sample.cpu for sample in xmllint)
     ours_rss = statistics.median(sample.rss_mib for sample in mine)
     their_rss = statistics.median(sample.rss_mib for sample in xmllint)
     every = ", ".join(f"{s.seconds:.2f}" for s in mine)
@@ -137,7 +142,7 @@ def compare(
     print(f"{name}: sitemapkit runs {every}; xmllint runs {every_theirs}", file=sys.stderr)
     return (
         f"| {name} | {ours_time:.2f} s | {their_time:.2f} s | {ours_time / their_time:.2f}x "
-        f"| {ours_rss:.0f} MiB | {their_rss:.0f} MiB |"
+        f"| {ours_cpu:.2f} s | {their_cpu:.2f} s | {ours_rss:.0f} MiB | {their_rss:.0f} MiB |"
     )
 
 
@@ -199,10 +204,10 @@ def main() -> None:
         f"medians of {args.runs} runs\n"
     )
     print(
-        "| workload | sitemapkit validate | xmllint --schema | ratio | sitemapkit RSS "
-        "| xmllint RSS |"
+        "| workload | sitemapkit validate | xmllint --schema | ratio | sitemapkit CPU "
+        "| xmllint CPU | sitemapkit RSS | xmllint RSS |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(row)
 
