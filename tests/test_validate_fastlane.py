@@ -215,3 +215,29 @@ def test_both_lanes_agree_on_arbitrary_values(
         ).encode("utf-8", "surrogatepass")
     )
     same(*both(path, monkeypatch))
+
+
+def test_clean_runs_take_the_bulk_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of clean entries are checked in bulk; only a run with a finding goes one by one."""
+    with SitemapWriter(tmp_path / "out", base_url="https://www.example.com/") as writer:
+        writer.add_all(
+            URLEntry(
+                f"https://www.example.com/p/{i}?a=1&b=2",
+                lastmod=f"2024-01-{1 + i % 28:02d}",
+                images=(Image(f"https://cdn.example.com/{i}.jpg"),),
+            )
+            for i in range(2_000)
+        )
+    outcomes: list[bool] = []
+    original = fastlane._Lane._run
+
+    def spy(self: fastlane._Lane, run: list[object], base: int) -> bool:
+        outcomes.append(original(self, run, base))  # type: ignore[arg-type]
+        return outcomes[-1]
+
+    monkeypatch.setattr(fastlane._Lane, "_run", spy)
+    report = validate(writer.result.entry_point, location="https://www.example.com/sitemap.xml")
+    assert report.ok
+    assert report.urls == 2_000
+    assert len(outcomes) == 8
+    assert all(outcomes)

@@ -35,23 +35,25 @@ __all__ = ["run_fast"]
 _MAX_CARRY: Final = 1 << 20
 _RUN: Final = 256
 _IMAGES: Final = MAX_IMAGES_PER_URL
-_WHOLE: Final = operator.methodcaller("group")
+_START: Final = operator.methodcaller("start")
+_END: Final = operator.methodcaller("end")
 _GROUPS: Final = operator.methodcaller("groups")
 _LOC_START: Final = operator.methodcaller("start", 1)
 _FIRST: Final = operator.itemgetter(0)
 # What may follow the scheme, host and port in a clean URL (rules.CLEAN_URL).
 _URL_TAIL: Final = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]]*"
-_RUN_SPECIAL: Final = re.compile(r"['\"<>]|&(?!amp;)").search
+# Characters XML 1.0 forbids (expat would stop), and CR, which expat turns into LF: values
+# holding them go to the full checker. Text between tags is [ \t\n]* by the patterns.
+_FORBIDDEN: Final = "\x00-\x08\x0b-\x1f\ufffe\uffff"
+_RUN_SPECIAL: Final = re.compile(f"['\">{_FORBIDDEN}]|&(?!amp;)").search
 _ROOT: Final = re.compile(
     r"\A(?:<\?xml [^<>]*\?>)?[ \t\n]*(?:<\?xml-stylesheet [^<>]*\?>[ \t\n]*)?"
     r"<urlset((?:[ \t\n]+[A-Za-z:]+=\"[^\"<>&]*\")*)[ \t\n]*>"
 )
 _DECLARATION: Final = re.compile(r'xmlns(?::([A-Za-z][A-Za-z0-9._-]*))?="([^"]*)"')
 _CLOSE: Final = re.compile(r"[ \t\n]*</urlset>[ \t\n]*\Z")
-# Characters XML 1.0 forbids (expat would stop), and CR, which expat normalises.
-_NOT_XML_OR_CR: Final = re.compile("[\x00-\x08\x0b-\x1f\ufffe\uffff]").search
-_SPECIAL: Final = re.compile(r"['\">&]").search
-_OTHER_REFERENCE: Final = re.compile(r"&(?!(?:lt|gt|quot|apos|amp);)")
+_SPECIAL: Final = re.compile(f"['\">&{_FORBIDDEN}]").search
+_GIVE_UP: Final = re.compile(f"['\">{_FORBIDDEN}]|&(?!(?:lt|gt|quot|apos|amp);)").search
 _ENTITIES: Final = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
 
 
@@ -64,13 +66,14 @@ def _entry_pattern(prefixes: dict[str, str]) -> re.Pattern[str]:
     for namespace, template in (
         (
             XHTML_NS,
-            r'<{p}:link rel="alternate" hreflang="[^"<>&\']+" href="https?://[^"<>&\']*"[ \t\n]*/>',
+            r'<{p}:link rel="alternate" hreflang="[^"<>&\'{f}]+" href="https?://[^"<>&\'{f}]*"'
+            r"[ \t\n]*/>",
         ),
-        (IMAGE_NS, r"<{p}:image>[ \t\n]*<{p}:loc>[^<>&'\"]*</{p}:loc>[ \t\n]*</{p}:image>"),
+        (IMAGE_NS, r"<{p}:image>[ \t\n]*<{p}:loc>[^<>&'\"{f}]*</{p}:loc>[ \t\n]*</{p}:image>"),
     ):
         prefix = prefixes.get(namespace)
         if prefix is not None:
-            extensions.append(template.replace("{p}", re.escape(prefix)))
+            extensions.append(template.replace("{p}", re.escape(prefix)).replace("{f}", _FORBIDDEN))
     tail = "(?:(?:" + "|".join(extensions) + r")[ \t\n]*)*" if extensions else ""
     return re.compile(
         r"[ \t\n]*<url>[ \t\n]*<loc>([^<]*)</loc>[ \t\n]*"
@@ -84,7 +87,7 @@ def _entry_pattern(prefixes: dict[str, str]) -> re.Pattern[str]:
 def _unescape(raw: str) -> str:
     """The value as expat gives it; raw ' " > (rule E-02) and character references go to the
     full checker."""
-    if "'" in raw or '"' in raw or ">" in raw or _OTHER_REFERENCE.search(raw):
+    if _GIVE_UP(raw):
         raise GiveUp
     for entity, char in _ENTITIES:
         raw = raw.replace(entity, char)
@@ -222,8 +225,6 @@ class _Lane:
                 raise GiveUp
             checked.bytes += len(chunk)
             text = decode(chunk)
-            if _NOT_XML_OR_CR(text):
-                raise GiveUp  # a character XML forbids, or CR (expat would turn CRLF into LF)
             buffer = carry + text if carry else text
             position = 0
             if entry is None:
@@ -264,7 +265,9 @@ class _Lane:
             if not run:
                 return position
             end = run[-1].end()
-            if run[0].start() != position or end - position != sum(map(len, map(_WHOLE, run))):
+            if run[0].start() != position or end - position != sum(
+                map(sub, map(_END, run), map(_START, run))
+            ):
                 # Something between entries: keep the contiguous ones, stop at the gap.
                 contiguous = []
                 for found in run:
@@ -293,12 +296,12 @@ class _Lane:
             return False
         groups = list(map(_GROUPS, run))
         locs = list(map(_FIRST, groups))
-        joined = "\x00".join(locs)  # NUL cannot occur in XML text
+        joined = "<".join(locs)  # the patterns keep "<" out of values
         if _RUN_SPECIAL(joined):
             return False
         if "&" in joined:
             joined = joined.replace("&amp;", "&")
-            locs = joined.split("\x00")
+            locs = joined.split("<")
         if "%" in joined and _BAD_PERCENT(joined):
             return False
         lengths = list(map(len, locs))
@@ -357,13 +360,13 @@ class _Lane:
         return True
 
     def _inside(self, prefix: str) -> Callable[[str], object]:
-        """A test that every NUL-separated URL is a clean URL (as the loc fast path means it)
+        """A test that every "<"-separated URL is a clean URL (as the loc fast path means it)
         starting with ``prefix``: one regular expression over the whole run."""
         if prefix != self.prefix:
             self.prefix = prefix
             if _CLEAN_URL(prefix) and prefix.endswith("/"):
                 one = re.escape(prefix) + _URL_TAIL
-                self.prefix_test = re.compile(f"{one}(?:\x00{one})*").fullmatch
+                self.prefix_test = re.compile(f"{one}(?:<{one})*").fullmatch
             else:
                 self.prefix_test = _never
         return self.prefix_test
