@@ -35,8 +35,7 @@ __all__ = ["run_fast"]
 _MAX_CARRY: Final = 1 << 20
 _RUN: Final = 256
 _IMAGES: Final = MAX_IMAGES_PER_URL
-_START: Final = operator.methodcaller("start")
-_END: Final = operator.methodcaller("end")
+_WHOLE: Final = operator.methodcaller("group")
 _GROUPS: Final = operator.methodcaller("groups")
 _LOC_START: Final = operator.methodcaller("start", 1)
 _FIRST: Final = operator.itemgetter(0)
@@ -265,9 +264,7 @@ class _Lane:
             if not run:
                 return position
             end = run[-1].end()
-            if run[0].start() != position or end - position != sum(
-                map(sub, map(_END, run), map(_START, run))
-            ):
+            if run[0].start() != position or end - position != sum(map(len, map(_WHOLE, run))):
                 # Something between entries: keep the contiguous ones, stop at the gap.
                 contiguous = []
                 for found in run:
