@@ -241,3 +241,26 @@ def test_clean_runs_take_the_bulk_path(tmp_path: Path, monkeypatch: pytest.Monke
     assert report.urls == 2_000
     assert len(outcomes) == 8
     assert all(outcomes)
+
+
+def test_an_extension_value_check_sends_files_to_the_full_checker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 7 adds value checks for extensions; the fast lane must not skip them."""
+    from sitemapkit.validate import rules
+
+    def no_jpeg(text: str, legacy: bool) -> list[rules.Finding]:
+        return [("SM-IMG-01", "test: no JPEG", None)] if text.endswith(".jpg") else []
+
+    key = "{http://www.google.com/schemas/sitemap-image/1.1}loc"
+    monkeypatch.setitem(rules._VALUE_CHECKS, key, [no_jpeg])
+    path = tmp_path / "sitemap.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/'
+        'sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n'
+        "<url><loc>https://www.example.com/</loc><image:image><image:loc>https://www.example.com"
+        "/a.jpg</image:loc></image:image></url>\n</urlset>\n"
+    )
+    fast, full = both(path, monkeypatch)
+    same(fast, full)
+    assert [issue.message for issue in fast.issues] == ["test: no JPEG"]

@@ -12,9 +12,9 @@ touching the checker.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Final
@@ -521,6 +521,12 @@ def value_checks(element: str) -> list[ValueCheck]:
     return _VALUE_CHECKS.get(element, [])
 
 
+def checks_namespace(namespace: str) -> bool:
+    """True when a value check is registered for some element of ``namespace``."""
+    prefix = f"{{{namespace}}}"
+    return any(element.startswith(prefix) for element in _VALUE_CHECKS)
+
+
 # A loc that matches this and passes the length and %-escape tests needs no closer look.
 CLEAN_URL: Final = re.compile(
     r"https?://[A-Za-z0-9.\-]+(?::[0-9]{1,4})?(?:[/?#][A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]]*)?"
@@ -723,12 +729,6 @@ def check_lastmod(text: str, legacy: bool = False) -> list[Finding]:
     return findings
 
 
-def lastmod_key(text: str) -> str | None:
-    """The timestamp a lastmod names, for the M-08 same-for-all heuristic (None: date only)."""
-    value = text.strip()
-    return value if "T" in value else None
-
-
 def check_changefreq(text: str, legacy: bool = False) -> list[Finding]:
     """C-01: exact, case-sensitive, no surrounding whitespace (xsd:string enumeration)."""
     if text in CHANGEFREQS:
@@ -763,17 +763,9 @@ def check_priority(text: str, legacy: bool = False) -> list[Finding]:
     return []
 
 
+# The core elements' checks are called directly by the checkers (they are the hot path);
+# registering them lists them beside the extension checks that issue 7 adds.
 value_check("loc")(check_loc)
 value_check("lastmod")(check_lastmod)
 value_check("changefreq")(check_changefreq)
 value_check("priority")(check_priority)
-
-
-def iter_rules() -> Iterator[Rule]:
-    """Every rule, in registry order (the order of PROTOCOL.md)."""
-    return iter(RULES.values())
-
-
-def today() -> date:
-    """The current UTC date (a seam for tests of the future-date rule)."""
-    return datetime.now(UTC).date()
