@@ -264,3 +264,24 @@ def test_an_extension_value_check_sends_files_to_the_full_checker(
     fast, full = both(path, monkeypatch)
     same(fast, full)
     assert [issue.message for issue in fast.issues] == ["test: no JPEG"]
+
+
+def test_capped_findings_match_in_both_lanes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        + "".join(
+            f"<url><loc>https://www.example.com/{i}</loc><changefreq>often</changefreq></url>\n"
+            for i in range(700)
+        )
+        + "</urlset>\n"
+    )
+    fast, full = both(path, monkeypatch, max_per_rule=10)
+    same(fast, full)
+    assert both.taken  # type: ignore[attr-defined]
+    assert fast.error_count == 700
+    assert fast.issues[-1].message.startswith("690 more SM-C01 findings")
+    assert (fast.issues[-1].line, fast.issues[-1].column) == (13, 43)
