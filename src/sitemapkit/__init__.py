@@ -56,6 +56,7 @@ from .submit import (
     submit_indexnow,
 )
 from .urls import URLNormalizer, iri_to_uri, normalize_url
+from .validate import Issue, Report, Severity, validate
 from .writer import SitemapWriter, WriteResult
 
 __version__ = "0.1.0"
@@ -79,6 +80,7 @@ __all__ = [
     "IndexNowResult",
     "InvalidURLError",
     "InvalidValueError",
+    "Issue",
     "LimitError",
     "News",
     "ParseError",
@@ -87,6 +89,8 @@ __all__ = [
     "ReadLimits",
     "ReadStats",
     "Reader",
+    "Report",
+    "Severity",
     "SitemapError",
     "SitemapRef",
     "SitemapSource",
@@ -127,4 +131,5 @@ __all__ = [
     "read_config",
     "submit_indexnow",
     "update_robots_txt",
+    "validate",
 ]
