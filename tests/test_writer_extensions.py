@@ -30,7 +30,7 @@ def entries_of(out: Path, name: str = "sitemap") -> dict[str, etree._Element]:
 
 
 def links(url: etree._Element) -> list[tuple[str, str]]:
-    return [(str(l.get("hreflang")), str(l.get("href"))) for l in url.iter(f"{{{XHTML_NS}}}link")]
+    return [(str(a.get("hreflang")), str(a.get("href"))) for a in url.iter(f"{{{XHTML_NS}}}link")]
 
 
 def test_one_sided_alternates_become_reciprocal_sets(tmp_path: Path) -> None:
@@ -116,7 +116,7 @@ def test_all_extensions_in_one_file(tmp_path: Path) -> None:
                 duration=60,
                 live=False,
             ),
-        ),  # fmt: skip
+        ),
         alternates=(Alternate("en", BASE + "watch"),),
         news=News("Daily", "en", NOW.isoformat(), "Headline"),
     )

@@ -292,7 +292,12 @@ class URLNormalizer:
     # characters a normal URL may hold is already in normal form.
     def is_normal(self, url: str) -> bool:
         """True when ``url`` is already in normal form and in scope (cheap string checks)."""
-        if not self.scope or not url.isascii() or len(url) > MAX_URL_LENGTH or not url.startswith(self.scope):
+        if (
+            not self.scope
+            or not url.isascii()
+            or len(url) > MAX_URL_LENGTH
+            or not url.startswith(self.scope)
+        ):
             return False
         if url.encode("ascii").translate(None, _CLEAN_BYTES) or url.endswith("?"):
             return False
