@@ -122,6 +122,11 @@ def _print_summary(outcome: GenerateResult, problems: int) -> None:
         stdout.print(f"left out ({reason}): {count:,}  e.g. {examples}", markup=False)
     for rule, count in outcome.filtered.items():
         stdout.print(f"filtered out ({rule}): {count:,}", markup=False)
+    for note, count in sorted(result.notes.items()):
+        stdout.print(f"{note}: {count:,}", markup=False)
+    if result.news is not None:
+        news = result.news
+        stdout.print(f"news: {news.entry_point}  ({news.urls:,} URLs)", markup=False)
     if problems:
         stdout.print(f"input problems (rows skipped): {problems:,}")
     if outcome.robots_changed is not None:
