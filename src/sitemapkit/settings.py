@@ -19,7 +19,7 @@ from typing import Literal
 from .dates import parse_timezone
 from .errors import InvalidValueError
 from .filters import FilterRule, URLFilter
-from .model import CHANGEFREQS, ProblemHandler, URLEntry, log_problem
+from .model import ProblemHandler, URLEntry, check_changefreq, check_priority, log_problem
 from .robots import update_robots_txt
 from .sources.accesslog import (
     DEFAULT_BOT_AGENTS,
@@ -44,12 +44,8 @@ __all__ = [
 
 
 def _check_defaults(changefreq: str | None, priority: float | None) -> None:
-    if changefreq is not None and changefreq not in CHANGEFREQS:
-        raise InvalidValueError(
-            f"changefreq {changefreq!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-        )
-    if priority is not None and not 0.0 <= priority <= 1.0:
-        raise InvalidValueError(f"priority {priority!r} is outside 0.0 to 1.0")
+    check_changefreq(changefreq)
+    check_priority(priority)
 
 
 @dataclass(frozen=True, slots=True)

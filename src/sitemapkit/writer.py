@@ -41,13 +41,14 @@ from .markup import (
     urlset_open,
 )
 from .model import (
-    CHANGEFREQS,
     MAX_IMAGES_PER_URL,
     MAX_NEWS_URLS,
     PROTOCOLS,
     XHTML_NS,
     SitemapRef,
     URLEntry,
+    check_changefreq,
+    check_priority,
 )
 from .publish import Staging
 from .urls import URLNormalizer, normalize_url
@@ -395,28 +396,12 @@ class SitemapWriter:
         self._lastmods[value] = result
         return result
 
-    @staticmethod
-    def _changefreq(value: str | None) -> str | None:
-        if value is None or value in CHANGEFREQS:
-            return value
-        normal = value.strip().lower()
-        if normal not in CHANGEFREQS:
-            raise InvalidValueError(
-                f"changefreq {value!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-            )
-        return normal
+    _changefreq = staticmethod(check_changefreq)
 
     @staticmethod
     def _priority(value: float | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            number = float(value)
-        except (TypeError, ValueError) as exc:
-            raise InvalidValueError(f"priority {value!r} is not a number") from exc
-        if not 0.0 <= number <= 1.0:
-            raise InvalidValueError(f"priority {value!r} is outside 0.0 to 1.0")
-        return format_priority(number)
+        number = check_priority(value)
+        return None if number is None else format_priority(number)
 
     # -- rendering and splitting -----------------------------------------------------------
 
