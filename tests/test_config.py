@@ -16,6 +16,7 @@ from sitemapkit.settings import (
     AccessLogSource,
     DirectorySource,
     GenerateSettings,
+    SitemapSource,
     URLListSource,
     generate,
 )
@@ -48,7 +49,16 @@ def test_init_template_with_every_example_enabled_loads(tmp_path: Path) -> None:
     path = tmp_path / "all.toml"
     path.write_text(uncommented(EXAMPLE_CONFIG))
     loaded = read_config(path)
-    assert [type(s) for s in loaded.sources] == [DirectorySource, URLListSource, AccessLogSource]
+    assert [type(s) for s in loaded.sources] == [
+        DirectorySource,
+        URLListSource,
+        AccessLogSource,
+        SitemapSource,
+    ]
+    assert loaded.sources[3].paths == (  # type: ignore[union-attr]
+        str(tmp_path / "old" / "sitemap.xml"),
+        "https://www.example.com/sitemap-news.xml",
+    )
     log_source = loaded.sources[2]
     assert isinstance(log_source, AccessLogSource)
     assert log_source.exclude_agents == (r"bot\b", "crawl", "spider")
@@ -195,7 +205,7 @@ def test_missing_base_url_is_reported(tmp_path: Path) -> None:
             "unknown key 'source.keep_noindex' (known here: changefreq, encoding, filter, "
             "format, path, priority, type)",
         ),
-        ('[[source]]\ntype = "sitemap"\npath = "a.xml"\n', 2, "unknown source type string"),
+        ('[[source]]\ntype = "ftp"\npath = "a.xml"\n', 2, "unknown source type string"),
         ('[[source]]\npath = "a.xml"\n', 1, "has no 'type'"),
         ('[[source]]\ntype = "dir"\n', 1, "of type dir has no 'path'"),
         (

@@ -5,6 +5,8 @@ The public API is re-exported here; modules behind it may change shape.
 
 from .config import load_settings, read_config
 from .dates import format_lastmod, parse_lastmod
+from .diff import Change, diff_sitemaps
+from .discover import DiscoveredSitemap, discover, find_sitemaps
 from .errors import (
     ConfigError,
     FetchError,
@@ -18,6 +20,7 @@ from .errors import (
     StrictError,
     UnsafeContentError,
 )
+from .fetch import Fetched, Fetcher, FetchSettings
 from .filters import FilterRule, URLFilter, filter_entries
 from .model import (
     Alternate,
@@ -25,16 +28,20 @@ from .model import (
     News,
     Problem,
     SitemapRef,
+    TVShow,
     URLEntry,
     Video,
+    VideoId,
     VideoPrice,
 )
+from .reader import Entry, Reader, ReadLimits, ReadStats, iter_urls, parse
 from .robots import update_robots_txt
 from .settings import (
     AccessLogSource,
     DirectorySource,
     GenerateResult,
     GenerateSettings,
+    SitemapSource,
     URLListSource,
     generate,
 )
@@ -57,9 +64,15 @@ __version__ = "0.1.0"
 __all__ = [
     "AccessLogSource",
     "Alternate",
+    "Change",
     "ConfigError",
     "DirectorySource",
+    "DiscoveredSitemap",
+    "Entry",
     "FetchError",
+    "FetchSettings",
+    "Fetched",
+    "Fetcher",
     "FilterRule",
     "GenerateResult",
     "GenerateSettings",
@@ -73,26 +86,35 @@ __all__ = [
     "ParseError",
     "Problem",
     "PublishError",
+    "ReadLimits",
+    "ReadStats",
+    "Reader",
     "Report",
     "Severity",
     "SitemapError",
     "SitemapRef",
+    "SitemapSource",
     "SitemapWriter",
     "SourceError",
     "StrictError",
     "SubmitSettings",
+    "TVShow",
     "URLEntry",
     "URLFilter",
     "URLListSource",
     "URLNormalizer",
     "UnsafeContentError",
     "Video",
+    "VideoId",
     "VideoPrice",
     "WriteResult",
     "__version__",
     "announce",
+    "diff_sitemaps",
+    "discover",
     "ensure_indexnow_key",
     "filter_entries",
+    "find_sitemaps",
     "format_lastmod",
     "from_access_log",
     "from_directory",
@@ -100,8 +122,10 @@ __all__ = [
     "generate",
     "generate_indexnow_key",
     "iri_to_uri",
+    "iter_urls",
     "load_settings",
     "normalize_url",
+    "parse",
     "parse_lastmod",
     "ping_sitemap",
     "read_config",

@@ -7,9 +7,14 @@ traceback.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import itertools
+import json
+import operator
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -20,14 +25,19 @@ from rich.console import Console
 from . import __version__
 from .config import load_settings, load_submit_settings, write_example_config
 from .dates import parse_timezone
+from .diff import Change, diff_sitemaps
+from .discover import find_sitemaps
 from .errors import InvalidValueError, SitemapError, StrictError
+from .fetch import DEFAULT_MAX_BYTES, FetchSettings
 from .filters import FilterAction, FilterRule
-from .model import Problem
+from .model import Problem, URLEntry
+from .reader import Reader, ReadLimits, ReadStats
 from .settings import (
     AccessLogSource,
     DirectorySource,
     GenerateResult,
     GenerateSettings,
+    SitemapSource,
     Source,
     URLListSource,
 )
@@ -161,7 +171,9 @@ def _cli_filters(ctx: click.Context, params: Mapping[str, Any]) -> list[FilterRu
 
 
 def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
-    sources: list[Source] = [
+    # Existing sitemaps first: the first sighting of a URL wins, so their lastmod is kept.
+    sources: list[Source] = [SitemapSource(params["sitemaps"])] if params["sitemaps"] else []
+    sources += [
         URLListSource((path,), format=params["urls_format"], encoding=params["encoding"])
         for path in params["url_lists"]
     ]
@@ -263,6 +275,14 @@ def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> Generate
     "--keep-noindex",
     is_flag=True,
     help="List --dir pages even when they carry a robots noindex meta tag.",
+)
+@click.option(
+    "--sitemap",
+    "sitemaps",
+    multiple=True,
+    metavar="PATH|URL",
+    help="An existing sitemap or index whose entries (with their lastmod) become input; "
+    "local or remote. Repeatable.",
 )
 @click.option(
     "--access-log",
@@ -472,6 +492,386 @@ def submit(urls: tuple[str, ...], url_files: tuple[str, ...], **options: Any) ->
     problems.finish()
     for ping in done.pings:
         stdout.print(f"ping: HTTP {ping.status} {ping.url}", markup=False)
+
+
+def _headers(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, colon, content = value.partition(":")
+        if not colon or not name.strip():
+            raise click.BadParameter(f"expected 'Name: value', got {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def http_options(function: F) -> F:
+    """The options every command that fetches shares; they become a FetchSettings."""
+    options = [
+        click.option(
+            "--user-agent",
+            metavar="TEXT",
+            help="User-Agent of every request [default: sitemapkit/VERSION].",
+        ),
+        click.option(
+            "--header",
+            "headers",
+            multiple=True,
+            metavar="'NAME: VALUE'",
+            callback=_headers,
+            help="Extra header for every request. Repeatable.",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(0.1),
+            default=30.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Connect and read timeout.",
+        ),
+        click.option(
+            "--deadline",
+            type=click.FloatRange(0.1),
+            default=120.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Longest time for one file, retries included.",
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(0),
+            default=3,
+            show_default=True,
+            help="Retries of a request after a connection error, 429 or 5xx.",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(1, 64),
+            default=4,
+            show_default=True,
+            help="Files fetched at the same time.",
+        ),
+        click.option(
+            "--per-host",
+            type=click.IntRange(1, 64),
+            default=4,
+            show_default=True,
+            help="Requests at the same time to one host.",
+        ),
+        click.option(
+            "--allow-private",
+            is_flag=True,
+            help="Follow URLs found in remote content to loopback, private or "
+            "link-local addresses.",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _settings(options: Mapping[str, Any]) -> FetchSettings:
+    return FetchSettings(
+        user_agent=options["user_agent"],
+        headers=options["headers"],
+        connect_timeout=options["timeout"],
+        read_timeout=options["timeout"],
+        deadline=options["deadline"],
+        retries=options["retries"],
+        concurrency=options["concurrency"],
+        per_host=options["per_host"],
+        allow_private=options["allow_private"],
+        max_bytes=options.get("max_bytes") or DEFAULT_MAX_BYTES,
+    )
+
+
+def _plain(value: object) -> object:
+    """An extension record as JSON: fields that are set, tuples as lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            key: _plain(item)
+            for key, item in dataclasses.asdict(value).items()
+            if item is not None and item != () and item != []
+        }
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _lastmod(value: object) -> str | None:
+    if value is None:
+        return None
+    return value.isoformat() if isinstance(value, date) else str(value)
+
+
+def entry_to_json(entry: URLEntry) -> dict[str, object]:
+    """The JSONL record of ``sitemapkit ls``."""
+    record: dict[str, object] = {
+        "loc": entry.loc,
+        "lastmod": _lastmod(entry.lastmod),
+        "changefreq": entry.changefreq,
+        "priority": entry.priority,
+        "sitemap": entry.sitemap,
+    }
+    if entry.images:
+        record["images"] = _plain(entry.images)
+    if entry.videos:
+        record["videos"] = _plain(entry.videos)
+    if entry.news is not None:
+        record["news"] = _plain(entry.news)
+    if entry.alternates:
+        record["alternates"] = _plain(entry.alternates)
+    return record
+
+
+_LOC = operator.attrgetter("loc")
+
+
+class _Output:
+    """Writes batches of entries in one of the formats of ``ls``."""
+
+    def __init__(self, output_format: str) -> None:
+        self.format = output_format
+        self.stream = sys.stdout
+        self.csv: Any = None
+        if output_format == "csv":
+            self.csv = csv.writer(self.stream, lineterminator="\n")
+            self.csv.writerow(["loc", "lastmod", "changefreq", "priority", "sitemap"])
+
+    def write(self, batch: list[URLEntry]) -> None:
+        if not batch:
+            return
+        if self.format == "text":
+            self.stream.write("\n".join(map(_LOC, batch)))
+            self.stream.write("\n")
+        elif self.format == "jsonl":
+            dumps = json.dumps
+            self.stream.write(
+                "".join([dumps(entry_to_json(entry), ensure_ascii=False) + "\n" for entry in batch])
+            )
+        else:
+            self.csv.writerows(
+                [
+                    entry.loc,
+                    _lastmod(entry.lastmod) or "",
+                    entry.changefreq or "",
+                    "" if entry.priority is None else entry.priority,
+                    entry.sitemap or "",
+                ]
+                for entry in batch
+            )
+
+
+def _progress(batches: Iterable[list[URLEntry]], stats: ReadStats) -> Iterator[list[URLEntry]]:
+    """A live line on stderr (sitemaps read, URLs, errors) when stderr is a terminal."""
+    if not stderr.is_terminal:
+        yield from batches
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=stderr, transient=True) as progress:
+        task = progress.add_task("reading", total=None)
+        for batch in batches:
+            yield batch
+            progress.update(
+                task,
+                description=(
+                    f"sitemaps: {stats.files:,}  URLs: {stats.urls:,}  errors: {stats.problems:,}"
+                ),
+            )
+
+
+def _print_problem(problem: Problem) -> None:
+    stderr.print(f"error: {problem}", markup=False)
+
+
+@cli.command(name="ls", context_settings=CONTEXT_SETTINGS)
+@click.argument("source")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl", "csv"]),
+    default="text",
+    show_default=True,
+    help="One URL a line, JSON lines, or CSV.",
+)
+@click.option("--stop-on-error", is_flag=True, help="Stop at the first problem.")
+@click.option(
+    "--max-depth",
+    type=click.IntRange(0),
+    default=10,
+    show_default=True,
+    help="Deepest nesting of indexes followed.",
+)
+@click.option(
+    "--max-files",
+    type=click.IntRange(1),
+    default=10_000,
+    show_default=True,
+    help="Most files read in one run.",
+)
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(1),
+    default=DEFAULT_MAX_BYTES,
+    show_default=True,
+    help="Largest file after decompression.",
+)
+@click.option(
+    "--max-entries",
+    type=click.IntRange(1),
+    default=500_000,
+    show_default=True,
+    help="Most entries read from one file.",
+)
+@click.option(
+    "--max-time",
+    type=click.FloatRange(0.1),
+    default=3600.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Longest run.",
+)
+@http_options
+def ls_command(
+    source: str,
+    output_format: str,
+    stop_on_error: bool,
+    max_depth: int,
+    max_files: int,
+    max_bytes: int,
+    max_entries: int,
+    max_time: float,
+    **http: Any,
+) -> None:
+    """Print every URL entry of SOURCE, following indexes.
+
+    SOURCE is a sitemap file (gzip or not), '-' for standard input, a sitemap URL, or a site
+    root (its sitemaps are discovered). Exit status: 0 all read, 1 some files had problems,
+    2 nothing could be read.
+
+    \b
+    sitemapkit ls https://example.com/sitemap_index.xml
+    sitemapkit ls https://example.com/ --format jsonl
+    """
+    limits = ReadLimits(
+        max_bytes=max_bytes,
+        max_entries=max_entries,
+        max_files=max_files,
+        max_depth=max_depth,
+        max_seconds=max_time,
+    )
+    settings = _settings({**http, "max_bytes": max_bytes})
+    output = _Output(output_format)
+    with Reader(
+        limits=limits, settings=settings, on_problem=_print_problem, stop_on_error=stop_on_error
+    ) as reader:
+        stats = reader.stats
+        try:
+            for batch in _progress(reader.read_batches(source), stats):
+                output.write(batch)
+        except SitemapError as exc:
+            sys.stdout.flush()
+            _fail(str(exc), 1 if stats.urls or stats.files_ok else 2)
+    sys.stdout.flush()
+    if stats.problems:
+        sys.exit(2 if not stats.files_ok and not stats.urls else 1)
+
+
+@cli.command(name="discover", context_settings=CONTEXT_SETTINGS)
+@click.argument("site")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="One URL a line, or JSON saying how each was found.",
+)
+@http_options
+def discover_command(site: str, output_format: str, **http: Any) -> None:
+    """Find the sitemaps of SITE: robots.txt, then well-known paths, then the home page.
+
+    Exit status: 0 sitemaps found, 1 none found, 2 the site could not be reached.
+
+    \b
+    sitemapkit discover https://example.com/
+    sitemapkit discover example.com --format json
+    """
+    found = find_sitemaps(site, settings=_settings(http))
+    if output_format == "json":
+        click.echo(json.dumps([item.to_dict() for item in found], indent=2))
+    else:
+        for item in found:
+            click.echo(item.url)
+    if not found:
+        _fail(f"{site}: no sitemap found", 1)
+
+
+def _describe_change(change: Change) -> str:
+    if change.kind == "added":
+        return f"+ {change.loc}"
+    if change.kind == "removed":
+        return f"- {change.loc}"
+    old, new = change.old or {}, change.new or {}
+    details = ", ".join(
+        f"{name}: {old.get(name, '-')} -> {new.get(name, '-')}"
+        if name in ("lastmod", "changefreq", "priority")
+        else f"{name} changed"
+        for name in change.fields
+    )
+    return f"~ {change.loc}  ({details})"
+
+
+@cli.command(name="diff", context_settings=CONTEXT_SETTINGS)
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl"]),
+    default="text",
+    show_default=True,
+    help="Lines '+ URL', '- URL', '~ URL (what changed)', or one JSON object a line.",
+)
+@http_options
+def diff_command(old: str, new: str, output_format: str, **http: Any) -> None:
+    """Show the URLs added, removed and changed from OLD to NEW, in constant memory.
+
+    OLD and NEW are anything `sitemapkit ls` reads: files, URLs, indexes, '-'. Exit status:
+    0 no difference, 1 differences, 2 a side could not be read completely (the differences
+    found are still printed).
+
+    \b
+    sitemapkit diff old/sitemap.xml public/sitemap.xml
+    sitemapkit diff https://example.com/sitemap.xml public/sitemap.xml --format jsonl
+    """
+    problems = 0
+
+    def count(problem: Problem) -> None:
+        nonlocal problems
+        problems += 1
+        _print_problem(problem)
+
+    totals = {"added": 0, "removed": 0, "changed": 0}
+    for change in diff_sitemaps(old, new, settings=_settings(http), on_problem=count):
+        totals[change.kind] += 1
+        if output_format == "jsonl":
+            click.echo(json.dumps(change.to_dict(), ensure_ascii=False))
+        else:
+            click.echo(_describe_change(change))
+    summary = ", ".join(f"{count:,} {kind}" for kind, count in totals.items())
+    stderr.print(f"{summary}", markup=False)
+    sys.stdout.flush()
+    if problems:
+        sys.exit(2)
+    if any(totals.values()):
+        sys.exit(1)
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

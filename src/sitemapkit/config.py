@@ -1,8 +1,8 @@
 """``sitemapkit.toml``: one file describing a whole site, read with :mod:`tomllib`.
 
 The file holds the ``generate`` options as top-level keys, a ``[[source]]`` table per input
-(``type`` = ``urls``, ``dir`` or ``access_log``, each with its own options, defaults and
-``[[source.filter]]`` rules), global ``[[filter]]`` rules and a ``[submit]`` table.
+(``type`` = ``urls``, ``dir``, ``access_log`` or ``sitemap``, each with its own options,
+defaults and ``[[source.filter]]`` rules), global ``[[filter]]`` rules and a ``[submit]`` table.
 ``docs/config.md`` lists every key. Relative paths are relative to the config file's folder,
 so a run gives the same result from any working directory.
 
@@ -28,6 +28,7 @@ from .settings import (
     AccessLogSource,
     DirectorySource,
     GenerateSettings,
+    SitemapSource,
     Source,
     URLListSource,
 )
@@ -260,6 +261,7 @@ _SOURCE_TYPES: Final[dict[str, dict[str, Check]]] = {
         "skip_extensions": _str_list,
         "lastmod_from_requests": _bool,
     },
+    "sitemap": {"path": _str_or_list},
 }
 _FILTER: Final[dict[str, Check]] = {"action": _choice("include", "exclude"), "pattern": _str}
 _SUBMIT: Final[dict[str, Check]] = {"key": _str, "endpoint": _str, "ping": _str_list}
@@ -318,7 +320,7 @@ class _Reader:
         return data
 
     def path_of(self, text: str) -> str:
-        if text == "-":
+        if text == "-" or text.startswith(("http://", "https://")):
             return text
         expanded = os.path.expanduser(text)
         return os.path.normpath(expanded if os.path.isabs(expanded) else self.folder / expanded)
@@ -343,10 +345,10 @@ class _Reader:
             raise self.error("each [[source]] must be a table", spot)
         kind = data.get("type")
         if kind is None:
-            raise self.error("[[source]] has no 'type' (urls, dir or access_log)", spot)
+            raise self.error("[[source]] has no 'type' (urls, dir, access_log or sitemap)", spot)
         if kind not in _SOURCE_TYPES:
             raise self.error(
-                f"unknown source type {_describe(kind)} (urls, dir or access_log)",
+                f"unknown source type {_describe(kind)} (urls, dir, access_log or sitemap)",
                 (*spot, "type"),
             )
         schema = {**_SOURCE_COMMON, **_SOURCE_TYPES[kind], "filter": lambda value: value}
@@ -362,6 +364,8 @@ class _Reader:
             values["paths"] = tuple(self.path_of(p) for p in values.pop("path"))
             if kind == "urls":
                 return URLListSource(**values, filters=rules)
+            if kind == "sitemap":
+                return SitemapSource(**values, filters=rules)
             return AccessLogSource(**values, filters=rules)
         except InvalidValueError as exc:
             key = "priority" if "priority" in exc.message else "changefreq"
@@ -447,7 +451,9 @@ def load_settings(
             raise SitemapError(f"missing {option}{hint if config is not None else ''}")
     all_sources = (*file_sources, *sources)
     if not all_sources:
-        raise SitemapError("give at least one source: --urls FILE, --dir DIR or --access-log FILE")
+        raise SitemapError(
+            "give at least one source: --urls FILE, --dir DIR, --access-log FILE or --sitemap PATH"
+        )
     return GenerateSettings(sources=all_sources, filters=(*filters, *file_filters), **values)
 
 
@@ -529,6 +535,10 @@ priority = 0.5
 #[[source.filter]]         # rules for this source only, tried before the global ones
 #action = "exclude"
 #pattern = "re:[?&]replytocom="
+
+#[[source]]
+#type = "sitemap"          # existing sitemaps or indexes, local or remote, kept with their lastmod
+#path = ["old/sitemap.xml", "https://www.example.com/sitemap-news.xml"]
 
 # Global filters: tried in order, the first matching rule decides. A pattern is a wildcard
 # over the whole normalised URL (case-sensitive, * crosses /) or, after "re:", a regular

@@ -36,6 +36,7 @@ __all__ = [
     "DirectorySource",
     "GenerateResult",
     "GenerateSettings",
+    "SitemapSource",
     "Source",
     "URLListSource",
     "generate",
@@ -135,7 +136,30 @@ class AccessLogSource:
         )
 
 
-Source = URLListSource | DirectorySource | AccessLogSource
+@dataclass(frozen=True, slots=True)
+class SitemapSource:
+    """Existing sitemaps, paths or URLs, read with :func:`~sitemapkit.iter_urls`.
+
+    Their entries (lastmod and extensions included) become input, so a run can merge an old
+    set with new URLs. A local index's children are read from its folder when present.
+    """
+
+    paths: tuple[str, ...]
+    changefreq: str | None = None
+    priority: float | None = None
+    filters: tuple[FilterRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.changefreq, self.priority)
+
+    def entries(self, settings: GenerateSettings, on_problem: ProblemHandler) -> Iterator[URLEntry]:
+        from .reader import iter_urls
+
+        for path in self.paths:
+            yield from iter_urls(path, on_problem=on_problem)
+
+
+Source = URLListSource | DirectorySource | AccessLogSource | SitemapSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +227,9 @@ def generate(
     ``wrap`` sees the combined entry stream before the writer (the CLI counts progress there).
     """
     if not settings.sources:
-        raise InvalidValueError("no source: give at least one URL list, folder or access log")
+        raise InvalidValueError(
+            "no source: give at least one URL list, folder, access log or sitemap"
+        )
     filters: list[URLFilter] = []
 
     def source_entries(source: Source) -> Iterable[URLEntry]:
