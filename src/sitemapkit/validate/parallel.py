@@ -72,14 +72,14 @@ class Recorder:
         return []
 
 
-Job = tuple[str, str, int, bool, bool, bool]
+Job = tuple[str, str, int, bool, bool, bool, str | None]
 
 
 def check_child(job: Job) -> Outcome:
     """Run in a worker: check one child file, without finishing its collector."""
     from . import _Run
 
-    path, location, max_per_rule, strict, fetch, fast = job
+    path, location, max_per_rule, strict, fetch, fast, trusted = job
     run = _Run(
         strict=strict,
         recursive=False,
@@ -88,9 +88,16 @@ def check_child(job: Job) -> Outcome:
         max_per_rule=max_per_rule,
         tree_wide=False,
     )
+    if trusted:
+        run.fetcher.trust(trusted)
     recorder = Recorder()
     run.tree.seen = recorder  # type: ignore[assignment]
-    checked, collector = run.check_file(Path(path), location=location, top_level=False, fast=fast)
+    try:
+        checked, collector = run.check_file(
+            Path(path), location=location, top_level=False, fast=fast
+        )
+    finally:
+        run.finish()
     report = run.report
     return Outcome(
         name=collector.file,
