@@ -11,16 +11,17 @@ at most two jobs per worker are in flight, which bounds the memory of finished, 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .report import Issue
 from .xmlcheck import CheckedFile
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = ["Outcome", "Prefetch", "check_child", "workers"]
 
@@ -121,6 +122,10 @@ class Prefetch:
         self._jobs = deque(jobs)
         self._pending = {key for key, _ in jobs}
         self._window: deque[tuple[str, Future[Outcome]]] = deque()
+        # Imported here: multiprocessing costs every `import sitemapkit` otherwise.
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         self._pool = ProcessPoolExecutor(
             max_workers=processes, mp_context=multiprocessing.get_context("spawn")
         )
