@@ -26,7 +26,7 @@ from ..urls import scope_of
 from . import parallel
 from .fastlane import _resolve as resolve_offsets
 from .fastlane import run_fast
-from .fetch import Fetched, Fetcher, UrllibFetcher, parse_robots_sitemaps
+from .fetch import Fetched, Fetcher, SharedFetcher, UrllibFetcher, parse_robots_sitemaps
 from .locations import Tree, TreeURLs, normalize_sitemap_url, tree_duplicate
 from .parallel import Outcome, Prefetch, workers
 from .report import FORMATS, Collector, Issue, Report, format_report
@@ -43,6 +43,7 @@ __all__ = [
     "Report",
     "Rule",
     "Severity",
+    "SharedFetcher",
     "UrllibFetcher",
     "format_report",
     "validate",
@@ -121,7 +122,9 @@ class _Run:
         self.report = Report(strict=strict)
         self.recursive = recursive
         self.fetch = fetch
-        self.fetcher = fetcher or UrllibFetcher()
+        self.fetcher: Fetcher = fetcher or SharedFetcher()
+        self.own_fetcher = fetcher is None
+        self.trusted: str | None = None
         self.max_per_rule = max_per_rule
         self.tree = Tree(
             seen=TreeURLs() if tree_wide else None, robots=self._robots if fetch else None
@@ -142,7 +145,15 @@ class _Run:
             if local is None or str(local.resolve()) in self.visited:
                 continue
             size += local.stat().st_size
-            job = (str(local), loc, self.max_per_rule, self.report.strict, self.fetch, _FAST_LANE)
+            job = (
+                str(local),
+                loc,
+                self.max_per_rule,
+                self.report.strict,
+                self.fetch,
+                _FAST_LANE,
+                self.trusted,
+            )
             jobs.append((str(local.resolve()), job))
         if len(jobs) >= parallel.MIN_CHILDREN and size >= parallel.MIN_BYTES:
             self.prefetch = Prefetch(jobs, processes)
@@ -247,7 +258,7 @@ class _Run:
         self, url: str, *, location: str | None, top_level: bool, depth: int = 1
     ) -> CheckedFile:
         self.visited.add(normalize_sitemap_url(url))
-        fetched = self.fetcher.open(url, max_bytes=INPUT_CAP)
+        fetched = self.fetcher.open(url, max_bytes=INPUT_CAP, user_given=top_level)
         checked, collector = self.check(
             url, fetched.chunks, location=location or fetched.url, top_level=top_level
         )
@@ -283,6 +294,12 @@ class _Run:
         if self.prefetch is not None:
             self.prefetch.close()
             self.prefetch = None
+
+    def finish(self) -> None:
+        """Release what the run opened: workers, the HTTP client it made."""
+        self.close()
+        if self.own_fetcher:
+            self.fetcher.close()
 
     def _follow_children(
         self,
@@ -409,7 +426,7 @@ def validate(
     :param strict: warnings make the report fail (``Report.ok`` is False).
     :param fetch: allow network access (children, robots.txt for cross-host URLs). Default:
         only for URL sources.
-    :param fetcher: what opens URLs (default :class:`UrllibFetcher`).
+    :param fetcher: what opens URLs (default :class:`SharedFetcher`, the project's client).
     :param max_per_rule: findings shown per rule and file; the rest are counted.
     :raises SourceError: a local source does not exist or cannot be read.
     :raises FetchError: a URL source cannot be fetched.
@@ -437,6 +454,9 @@ def validate(
         tree_wide=recursive or folder is not None,
     )
     try:
+        if allow_fetch and location and not is_url:
+            run.fetcher.trust(location)  # the user vouches for where the sitemap lives
+            run.trusted = location
         if isinstance(source, bytes):
             run.check_stream("<bytes>", [source], location=location)
         elif isinstance(source, str) and is_url:
@@ -464,7 +484,7 @@ def validate(
             source=str(error.filename or ""),
         ) from error
     finally:
-        run.close()
+        run.finish()
     order = {name: position for position, name in enumerate(run.report.files)}
     run.report.issues.sort(key=lambda issue: (order.get(issue.file, 0), issue.line, issue.column))
     return run.report

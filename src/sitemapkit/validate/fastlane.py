@@ -41,7 +41,6 @@ _IMAGES: Final = MAX_IMAGES_PER_URL
 _WHOLE: Final = operator.methodcaller("group")
 _GROUPS: Final = operator.methodcaller("groups")
 _LOC_START: Final = operator.methodcaller("start", 1)
-_FIRST: Final = operator.itemgetter(0)
 # What may follow the scheme, host and port in a clean URL (rules.CLEAN_URL).
 _URL_TAIL: Final = r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?#%\[\]]*"
 # Characters XML 1.0 forbids (expat would stop), and CR, which expat turns into LF: values
@@ -294,8 +293,8 @@ class _Lane:
         count = len(run)
         if checked.urls + count > checker.max_entries:
             return False
-        groups = list(map(_GROUPS, run))
-        locs = list(map(_FIRST, groups))
+        columns = tuple(zip(*map(_GROUPS, run), strict=True))  # loc, lastmod, ..., extensions
+        locs = list(columns[0])
         joined = "<".join(locs)  # the patterns keep "<" out of values
         if _RUN_SPECIAL(joined):
             return False
@@ -318,24 +317,25 @@ class _Lane:
             or not seen.isdisjoint(hashes)
         ):
             return False
-        lastmods = [group[1] for group in groups if group[1] is not None]
+        lastmods = columns[1]
         distinct_lastmods = set(lastmods)
+        distinct_lastmods.discard(None)
         if not _clean_values(
             distinct_lastmods, checker.lastmod_cache, check_lastmod, checker.legacy
         ):
             return False
-        changefreqs = {group[2] for group in groups}
+        changefreqs = set(columns[2])
         changefreqs.discard(None)
         if not changefreqs <= CHANGEFREQS:
             return False
-        priorities = [group[3] for group in groups if group[3] is not None]
+        priorities = columns[3]
         distinct_priorities = set(priorities)
+        distinct_priorities.discard(None)
         if not _clean_values(
             distinct_priorities, checker.priority_cache, check_priority, checker.legacy
         ):
             return False
-        extensions = [group[4] for group in groups if group[4]]
-        if extensions and max(map(str.count, extensions, repeat(":image>"))) > 2 * _IMAGES:
+        if any(columns[4]) and max(map(str.count, columns[4], repeat(":image>"))) > 2 * _IMAGES:
             return False
         # Nothing to report: record what the one-by-one path would have recorded.
         seen.update(hashes)
@@ -345,16 +345,16 @@ class _Lane:
             locations.batch_lines.extend(map(sub, repeat(here), map(_LOC_START, run)))
             locations.batch_columns.extend([0] * count)
         checked.urls += count
-        if lastmods:
-            checker.lastmods += len(lastmods)
+        if distinct_lastmods:
+            checker.lastmods += count - lastmods.count(None)
             if checker.first_lastmod is None:
-                checker.first_lastmod = lastmods[0]
+                checker.first_lastmod = next(value for value in lastmods if value is not None)
             if len(distinct_lastmods) > 1 or checker.first_lastmod not in distinct_lastmods:
                 checker.same_lastmod = False
-        if priorities:
-            checker.priorities += len(priorities)
+        if distinct_priorities:
+            checker.priorities += count - priorities.count(None)
             if checker.first_priority is None:
-                checker.first_priority = priorities[0]
+                checker.first_priority = next(value for value in priorities if value is not None)
             if len(distinct_priorities) > 1 or checker.first_priority not in distinct_priorities:
                 checker.same_priority = False
         return True

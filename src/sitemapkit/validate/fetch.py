@@ -1,10 +1,11 @@
 """The fetch seam of the validator: the only place it reaches the network.
 
-:class:`Fetcher` is what :func:`~sitemapkit.validate` needs: open a URL, stream its body.
-:class:`UrllibFetcher` is a small default on the standard library (http and https only,
-timeouts, a byte cap, redirects to http(s) only); the shared fetcher of ``sitemapkit.fetch``
-can replace it by implementing the same two-method protocol. ``urllib.request`` is imported
-only when a URL is actually opened, so ``import sitemapkit`` stays free of HTTP clients.
+:class:`Fetcher` is what :func:`~sitemapkit.validate` needs: open a URL, get its body as
+chunks. :class:`SharedFetcher`, the default, puts the project's HTTP client
+(:class:`sitemapkit.fetch.Fetcher`: httpx, retries, deadlines, the private-address guard)
+behind it; :class:`UrllibFetcher` is a small stand-alone one on the standard library (http and
+https only, timeouts, a byte cap, redirects to http(s) only) that streams. Neither imports an
+HTTP client before a URL is opened, so ``import sitemapkit`` stays light.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from ..errors import FetchError
 if TYPE_CHECKING:
     import urllib.request
 
-__all__ = ["Fetched", "Fetcher", "UrllibFetcher", "parse_robots_sitemaps"]
+    from ..fetch import Fetcher as HttpFetcher
+    from ..fetch import FetchSettings
+
+__all__ = ["Fetched", "Fetcher", "SharedFetcher", "UrllibFetcher", "parse_robots_sitemaps"]
 
 USER_AGENT: Final = "sitemapkit-validate (+https://www.sitemaps.org/protocol.html)"
 _CHUNK: Final = 1 << 20
@@ -33,9 +37,50 @@ class Fetched:
 
 
 class Fetcher(Protocol):
-    """Opens URLs for the validator. Raises :class:`~sitemapkit.FetchError` on failure."""
+    """Opens URLs for the validator. Raises :class:`~sitemapkit.FetchError` on failure.
 
-    def open(self, url: str, *, max_bytes: int) -> Fetched: ...
+    ``user_given`` marks the URL the user asked for (a guard against private addresses may
+    let it through); ``trust`` says that the user vouches for the host of ``url`` (``--location``
+    with fetching on)."""
+
+    def open(self, url: str, *, max_bytes: int, user_given: bool = False) -> Fetched: ...
+
+    def trust(self, url: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class SharedFetcher:
+    """:class:`sitemapkit.fetch.Fetcher` behind the validator's seam (bodies come whole,
+    at most the project's 53 MiB cap, which is also the validator's)."""
+
+    def __init__(self, settings: FetchSettings | None = None) -> None:
+        self.settings = settings
+        self._client: HttpFetcher | None = None
+
+    def _http(self) -> HttpFetcher:
+        if self._client is None:
+            from ..fetch import Fetcher as HttpClient
+
+            self._client = HttpClient(self.settings)
+        return self._client
+
+    def open(self, url: str, *, max_bytes: int, user_given: bool = False) -> Fetched:
+        client = self._http()
+        if user_given:
+            client.trust_start(url)
+        fetched = client.fetch(url, user_given=user_given)
+        if len(fetched.body) > max_bytes:
+            raise FetchError(f"{url} is larger than {max_bytes:,} bytes", url=url)
+        return Fetched(fetched.final_url, iter([fetched.body]))
+
+    def trust(self, url: str) -> None:
+        self._http().trust_start(url)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
 
 def _redirect_handler() -> urllib.request.HTTPRedirectHandler:
@@ -61,7 +106,13 @@ class UrllibFetcher:
         self.timeout = timeout
         self.user_agent = user_agent
 
-    def open(self, url: str, *, max_bytes: int) -> Fetched:
+    def trust(self, url: str) -> None:
+        """Nothing to do: this fetcher has no private-address guard."""
+
+    def close(self) -> None:
+        """Nothing to do: every response is closed when read."""
+
+    def open(self, url: str, *, max_bytes: int, user_given: bool = False) -> Fetched:
         import urllib.error
         import urllib.request
 

@@ -11,16 +11,17 @@ at most two jobs per worker are in flight, which bounds the memory of finished, 
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .report import Issue
 from .xmlcheck import CheckedFile
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 __all__ = ["Outcome", "Prefetch", "check_child", "workers"]
 
@@ -72,14 +73,14 @@ class Recorder:
         return []
 
 
-Job = tuple[str, str, int, bool, bool, bool]
+Job = tuple[str, str, int, bool, bool, bool, str | None]
 
 
 def check_child(job: Job) -> Outcome:
     """Run in a worker: check one child file, without finishing its collector."""
     from . import _Run
 
-    path, location, max_per_rule, strict, fetch, fast = job
+    path, location, max_per_rule, strict, fetch, fast, trusted = job
     run = _Run(
         strict=strict,
         recursive=False,
@@ -88,9 +89,16 @@ def check_child(job: Job) -> Outcome:
         max_per_rule=max_per_rule,
         tree_wide=False,
     )
+    if trusted:
+        run.fetcher.trust(trusted)
     recorder = Recorder()
     run.tree.seen = recorder  # type: ignore[assignment]
-    checked, collector = run.check_file(Path(path), location=location, top_level=False, fast=fast)
+    try:
+        checked, collector = run.check_file(
+            Path(path), location=location, top_level=False, fast=fast
+        )
+    finally:
+        run.finish()
     report = run.report
     return Outcome(
         name=collector.file,
@@ -114,6 +122,10 @@ class Prefetch:
         self._jobs = deque(jobs)
         self._pending = {key for key, _ in jobs}
         self._window: deque[tuple[str, Future[Outcome]]] = deque()
+        # Imported here: multiprocessing costs every `import sitemapkit` otherwise.
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
         self._pool = ProcessPoolExecutor(
             max_workers=processes, mp_context=multiprocessing.get_context("spawn")
         )
