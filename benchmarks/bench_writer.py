@@ -150,6 +150,8 @@ def child(name: str, count: int) -> None:
     """Run one contender in this process and print its figures as JSON."""
     out = Path(tempfile.mkdtemp(prefix="bench-writer-"))
     try:
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        cpu_before = before.ru_utime + before.ru_stime
         started = time.perf_counter()
         outcome = CONTENDERS[name](count, out / "out" if name.startswith("sitemapkit") else out)
         elapsed = time.perf_counter() - started
@@ -158,7 +160,11 @@ def child(name: str, count: int) -> None:
         else:
             raw_bytes = int(outcome)  # type: ignore[call-overload]
         rss = _peak_rss()
-        print(json.dumps({"seconds": elapsed, "bytes": raw_bytes, "rss": rss}))
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = usage.ru_utime + usage.ru_stime - cpu_before
+        if isinstance(outcome, tuple):
+            cpu = elapsed  # the limits measure one step; its wall time stands for CPU time
+        print(json.dumps({"seconds": elapsed, "cpu": cpu, "bytes": raw_bytes, "rss": rss}))
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
