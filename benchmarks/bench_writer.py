@@ -169,6 +169,13 @@ def child(name: str, count: int) -> None:
         shutil.rmtree(out, ignore_errors=True)
 
 
+def _ratio(other: dict[str, float] | None, figures: dict[str, float]) -> str:
+    """How many times faster than ``other``, by wall time and by CPU time."""
+    if other is None:
+        return "-"
+    return f"{other['seconds'] / figures['seconds']:.2f}x / {other['cpu'] / figures['cpu']:.2f}x"
+
+
 def measure(name: str, count: int) -> dict[str, float]:
     output = subprocess.run(
         [sys.executable, __file__, "--child", name, "--urls", str(count)],
@@ -202,16 +209,18 @@ def main() -> None:
     medians = {n: {k: statistics.median(v) for k, v in f.items()} for n, f in results.items()}  # type: ignore[arg-type]
     peer = medians.get("xml-sitemap-writer 0.7")
     naive = medians.get("naive stdlib (escape + gzip module)")
-    print("| writer | URLs/s | MB/s (XML) | peak RSS | vs xml-sitemap-writer | vs naive |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        "| writer | URLs/s | MB/s (XML) | CPU s | peak RSS | vs xml-sitemap-writer "
+        "(wall / CPU) | vs naive (wall / CPU) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name, figures in medians.items():
         rate = args.urls / figures["seconds"]
         mbps = figures["bytes"] / figures["seconds"] / 1e6
-        ratio = f"{peer['seconds'] / figures['seconds']:.2f}x" if peer else "-"
-        ratio_naive = f"{naive['seconds'] / figures['seconds']:.2f}x" if naive else "-"
         print(
-            f"| {name} | {rate:,.0f} | {mbps:.0f} | {figures['rss'] / 2**20:.0f} MiB | "
-            f"{ratio} | {ratio_naive} |"
+            f"| {name} | {rate:,.0f} | {mbps:.0f} | {figures['cpu']:.2f} | "
+            f"{figures['rss'] / 2**20:.0f} MiB | {_ratio(peer, figures)} | "
+            f"{_ratio(naive, figures)} |"
         )
     gz, plain = medians.get("sitemapkit (gzip)"), medians.get("sitemapkit (no gzip)")
     if gz and plain:
