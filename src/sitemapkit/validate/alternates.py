@@ -69,13 +69,13 @@ class AlternateSets:
         self._language_ids: dict[str, int] = {}
         # One row per <url>: its fingerprint, file, position, where its links start.
         self.keys = array("q")
-        self.files = array("l")
+        self.files = array("i")
         self.lines = array("q")
-        self.columns = array("l")
+        self.columns = array("i")
         self.starts = array("q")
         # One row per link: the target's fingerprint, the hreflang value's index.
         self.targets = array("q")
-        self.languages = array("l")
+        self.languages = array("i")
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -116,9 +116,9 @@ class AlternateSets:
     ) -> None:
         """:meth:`add` for many ``<url>`` at once (the fast lane's runs); columns are 0."""
         self.keys.extend(map(hash, map(int.from_bytes, map(str.encode, locs))))
-        self.files.extend(array("l", [file]) * len(locs))
+        self.files.extend(array("i", [file]) * len(locs))
         self.lines.extend(lines)
-        self.columns.extend(array("l", bytes(len(locs) * self.columns.itemsize)))
+        self.columns.extend(array("i", bytes(len(locs) * self.columns.itemsize)))
         start = len(self.targets)
         starts = []
         for own in links:
@@ -158,13 +158,13 @@ class AlternateSets:
         file = self.add_file(name, reread)
         offset = len(self.targets)
         self.keys.extend(other.keys)
-        self.files.extend(array("l", [file]) * len(other.keys))
+        self.files.extend(array("i", [file]) * len(other.keys))
         self.lines.extend(other.lines)
         self.columns.extend(other.columns)
         self.starts.extend(array("q", (start + offset for start in other.starts)))
         self.targets.extend(other.targets)
         mapping = [self._language(value) for value in other._languages]
-        self.languages.extend(array("l", (mapping[number] for number in other.languages)))
+        self.languages.extend(array("i", (mapping[number] for number in other.languages)))
 
     # -- the verdict -----------------------------------------------------------------------
 

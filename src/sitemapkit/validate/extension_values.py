@@ -486,9 +486,10 @@ def check_stock_tickers(text: str, legacy: bool = False) -> list[Finding]:
 
 # -- hreflang -------------------------------------------------------------------------------
 
-# RFC 5646 language tags (the "langtag" production; grandfathered tags are not accepted).
+# RFC 5646 language tags (the "langtag" production), with an ISO 639 language of two or three
+# letters: the registry has no longer language subtags, and grandfathered tags are not taken.
 _LANGTAG: Final = re.compile(
-    r"(?P<language>[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4,8})"
+    r"(?P<language>[a-z]{2,3}(?:-[a-z]{3}){0,3})"
     r"(?:-(?P<script>[a-z]{4}))?"
     r"(?:-(?P<region>[a-z]{2}|[0-9]{3}))?"
     r"(?:-(?:[a-z0-9]{5,8}|[0-9][a-z0-9]{3}))*"
