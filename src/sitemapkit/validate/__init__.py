@@ -428,6 +428,40 @@ def _folder_files(folder: Path) -> list[Path]:
     )
 
 
+def _read_source(
+    run: _Run,
+    source: Source,
+    *,
+    location: str | None,
+    is_url: bool,
+    allow_fetch: bool,
+    folder: Path | None,
+) -> None:
+    """Check ``source`` (every file of a folder) into ``run``."""
+    if allow_fetch and location and not is_url:
+        run.fetcher.trust(location)  # the user vouches for where the sitemap lives
+        run.trusted = location
+    if isinstance(source, bytes):
+        run.check_stream("<bytes>", [source], location=location)
+    elif isinstance(source, str) and is_url:
+        run.check_url(source, location=location, top_level=True)
+    elif isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-":
+        run.check_stream("<stdin>", _read_chunks(sys.stdin.buffer), location=location)
+    elif isinstance(source, (str, os.PathLike)):
+        if folder is not None:
+            base = location.rstrip("/") + "/" if location else None
+            for path in _folder_files(folder):
+                if str(path.resolve()) in run.visited:
+                    continue
+                run.check_path(path, location=base + path.name if base else None, top_level=True)
+        else:
+            run.check_path(Path(source), location=location, top_level=True)
+    else:
+        run.check_stream(
+            str(getattr(source, "name", "<stream>")), _read_chunks(source), location=location
+        )
+
+
 def validate(
     source: Source,
     *,
@@ -480,41 +514,23 @@ def validate(
         tree_wide=recursive or folder is not None,
         now=now,
     )
-    clock = frozen_time(now)
-    clock.__enter__()
     try:
-        if allow_fetch and location and not is_url:
-            run.fetcher.trust(location)  # the user vouches for where the sitemap lives
-            run.trusted = location
-        if isinstance(source, bytes):
-            run.check_stream("<bytes>", [source], location=location)
-        elif isinstance(source, str) and is_url:
-            run.check_url(source, location=location, top_level=True)
-        elif isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-":
-            run.check_stream("<stdin>", _read_chunks(sys.stdin.buffer), location=location)
-        elif isinstance(source, (str, os.PathLike)):
-            if folder is not None:
-                base = location.rstrip("/") + "/" if location else None
-                for path in _folder_files(folder):
-                    if str(path.resolve()) in run.visited:
-                        continue
-                    run.check_path(
-                        path, location=base + path.name if base else None, top_level=True
-                    )
-            else:
-                run.check_path(Path(source), location=location, top_level=True)
-        else:
-            run.check_stream(
-                str(getattr(source, "name", "<stream>")), _read_chunks(source), location=location
+        with frozen_time(now):
+            _read_source(
+                run,
+                source,
+                location=location,
+                is_url=is_url,
+                allow_fetch=allow_fetch,
+                folder=folder,
             )
-        run.report_alternates()
+            run.report_alternates()
     except OSError as error:
         raise SourceError(
             f"cannot read {error.filename or source!r}: {error.strerror or error}",
             source=str(error.filename or ""),
         ) from error
     finally:
-        clock.__exit__(None, None, None)
         run.finish()
     order = {name: position for position, name in enumerate(run.report.files)}
     run.report.issues.sort(key=lambda issue: (order.get(issue.file, 0), issue.line, issue.column))

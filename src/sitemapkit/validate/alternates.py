@@ -29,6 +29,8 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
+from itertools import accumulate, chain
+from operator import itemgetter
 from typing import Final
 
 __all__ = ["AlternateSets", "Reread", "fingerprint"]
@@ -37,6 +39,8 @@ __all__ = ["AlternateSets", "Reread", "fingerprint"]
 Reread = Callable[[], AbstractContextManager[Iterable[bytes]]]
 
 RULE: Final = "SM-HREF-03"
+_HREFLANG: Final = itemgetter(0)
+_HREF: Final = itemgetter(1)
 _SHOWN_LANGUAGES: Final = 6
 
 
@@ -115,23 +119,19 @@ class AlternateSets:
         links: list[list[tuple[str, str]]],
     ) -> None:
         """:meth:`add` for many ``<url>`` at once (the fast lane's runs); columns are 0."""
+        if not locs:
+            return
         self.keys.extend(map(hash, map(int.from_bytes, map(str.encode, locs))))
         self.files.extend(array("i", [file]) * len(locs))
         self.lines.extend(lines)
         self.columns.extend(array("i", bytes(len(locs) * self.columns.itemsize)))
-        start = len(self.targets)
-        starts = []
-        for own in links:
-            starts.append(start)
-            start += len(own)
-        self.starts.extend(starts)
-        pairs = [pair for own in links for pair in own]
-        self.targets.extend(map(hash, map(int.from_bytes, map(str.encode, (h for _, h in pairs)))))
+        self.starts.extend(accumulate(map(len, links[:-1]), initial=len(self.targets)))
+        pairs = list(chain.from_iterable(links))
+        self.targets.extend(map(hash, map(int.from_bytes, map(str.encode, map(_HREF, pairs)))))
         ids = self._language_ids
-        language = self._language
-        self.languages.extend(
-            [ids[value] if value in ids else language(value) for value, _ in pairs]
-        )
+        for value in set(map(_HREFLANG, pairs)) - ids.keys():
+            self._language(value)
+        self.languages.extend(map(ids.__getitem__, map(_HREFLANG, pairs)))
 
     # -- rolling back a fast-lane attempt, merging a worker's sets -------------------------
 
