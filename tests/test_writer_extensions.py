@@ -132,3 +132,14 @@ def test_all_extensions_in_one_file(tmp_path: Path) -> None:
     for prefix in ("image", "video", "news", "xhtml"):
         assert f"xmlns:{prefix}=" in text.split(">", 2)[1]
     assert text.count("<image:image>") == 2
+
+
+def test_retired_image_fields_only_when_asked(tmp_path: Path) -> None:
+    image = Image(BASE + "a.jpg", caption="A caption", title="A title")
+    for asked in (False, True):
+        out = tmp_path / str(asked)
+        with SitemapWriter(out, base_url=BASE, legacy_image_fields=asked) as writer:
+            writer.add(URLEntry(BASE, images=(image,)))
+        text = (out / "sitemap.xml").read_text()
+        assert ("<image:caption>A caption</image:caption>" in text) is asked
+        assert ("<image:title>A title</image:title>" in text) is asked
