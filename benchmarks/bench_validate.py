@@ -66,7 +66,10 @@ def write_big_file(folder: Path) -> Path:
                     Image(f"https://cdn.example.com/images/{i}/view-{k}-1600x1200.jpg")
                     for k in range(2)
                 ),
-                alternates=tuple(Alternate(lang, f"{BASE}{lang}/{path}") for lang in ("de", "fr")),
+                # on other hosts: links only, so the writer adds no URLs for them
+                alternates=tuple(
+                    Alternate(lang, f"https://www.example.{lang}/{path}") for lang in ("de", "fr")
+                ),
             )
 
     with SitemapWriter(folder, base_url=BASE, gzip=False) as writer:

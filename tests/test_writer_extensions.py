@@ -10,6 +10,7 @@ from lxml import etree
 
 from sitemapkit import Alternate, Image, News, SitemapWriter, URLEntry, Video
 from sitemapkit.model import XHTML_NS
+from sitemapkit.validate import validate
 
 BASE = "https://www.example.com/"
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -76,6 +77,11 @@ def test_hreflang_sets_split_by_bytes_with_their_markup(tmp_path: Path) -> None:
         assert len(raw) <= 52_428_800
         assert raw.count(b"<url>") < 50_000
     assert sum(sizes) > 52_428_800  # it had to split by bytes, not by count
+    # Every set is mutual across the whole tree (issue 7: SM-HREF-03 finds none).
+    report = validate(result.entry_point, recursive=True, location=BASE + "sitemap.xml")
+    assert report.urls == 50_000
+    assert "SM-HREF-03" not in report.rules
+    assert report.error_count == 0
 
 
 def test_news_go_to_their_own_set_within_two_days(tmp_path: Path) -> None:
@@ -126,3 +132,14 @@ def test_all_extensions_in_one_file(tmp_path: Path) -> None:
     for prefix in ("image", "video", "news", "xhtml"):
         assert f"xmlns:{prefix}=" in text.split(">", 2)[1]
     assert text.count("<image:image>") == 2
+
+
+def test_retired_image_fields_only_when_asked(tmp_path: Path) -> None:
+    image = Image(BASE + "a.jpg", caption="A caption", title="A title")
+    for asked in (False, True):
+        out = tmp_path / str(asked)
+        with SitemapWriter(out, base_url=BASE, legacy_image_fields=asked) as writer:
+            writer.add(URLEntry(BASE, images=(image,)))
+        text = (out / "sitemap.xml").read_text()
+        assert ("<image:caption>A caption</image:caption>" in text) is asked
+        assert ("<image:title>A title</image:title>" in text) is asked

@@ -867,12 +867,13 @@ crawl_command.params.extend(
 
 
 def _plain(value: object) -> object:
-    """An extension record as JSON: fields that are set, tuples as lists."""
+    """An extension record as JSON: the fields that are set, at every depth (a video's price,
+    tvshow and ids too); tuples as lists."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {
-            key: _plain(item)
-            for key, item in dataclasses.asdict(value).items()
-            if item is not None and item != () and item != []
+            item.name: _plain(getattr(value, item.name))
+            for item in dataclasses.fields(value)
+            if getattr(value, item.name) is not None and getattr(value, item.name) != ()
         }
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]

@@ -58,8 +58,10 @@ from .model import (
     Problem,
     ProblemHandler,
     SitemapRef,
+    TVShow,
     URLEntry,
     Video,
+    VideoId,
     VideoPrice,
     log_problem,
 )
@@ -843,10 +845,16 @@ class _Extractor:
         attributes: dict[str, dict[str, str]] = {}
         prices: list[VideoPrice] = []
         tags: list[str] = []
+        segments: list[str] = []
+        ids: list[VideoId] = []
+        tvshow: TVShow | None = None
         for child in element:
             if not isinstance(child.tag, str):
                 continue
             local = _split_tag(child.tag)[1]
+            if local == "tvshow":
+                tvshow = tvshow or self._tvshow(child)
+                continue
             value = _text(child)
             if local == "price":
                 prices.append(
@@ -856,6 +864,10 @@ class _Extractor:
                 )
             elif local == "tag":
                 tags.append(value)
+            elif local == "content_segment_loc":
+                segments.append(value)
+            elif local == "id":
+                ids.append(VideoId(child.get("type", ""), value))
             else:
                 fields.setdefault(local, value)
                 attributes.setdefault(local, {str(k): str(v) for k, v in child.attrib.items()})
@@ -883,6 +895,7 @@ class _Extractor:
             duration=None if duration is None else int(duration),
             expiration_date=fields.get("expiration_date"),
             rating=None if rating is None else float(rating),
+            content_segment_locs=tuple(segments),
             view_count=None if views is None else int(views),
             publication_date=fields.get("publication_date"),
             family_friendly=_yes_no(fields.get("family_friendly")),
@@ -892,12 +905,36 @@ class _Extractor:
             requires_subscription=_yes_no(fields.get("requires_subscription")),
             uploader=fields.get("uploader"),
             uploader_info=attributes.get("uploader", {}).get("info"),
+            tvshow=tvshow,
             platform=fields.get("platform"),
             platform_relationship=attributes.get("platform", {}).get("relationship"),
             live=_yes_no(fields.get("live")),
+            ids=tuple(ids),
             tags=tuple(tags),
             category=fields.get("category"),
             gallery_loc=fields.get("gallery_loc"),
+        )
+
+    def _tvshow(self, element: etree._Element) -> TVShow:
+        fields = _children_text(element)
+
+        def number(name: str) -> int | None:
+            value = fields.get(name)
+            if not value:
+                return None
+            try:
+                return int(value)
+            except ValueError:
+                self.problem(f"video:{name} {value!r} is not a number; left out", _line(element))
+                return None
+
+        return TVShow(
+            show_title=fields.get("show_title", ""),
+            video_type=fields.get("video_type"),
+            episode_title=fields.get("episode_title"),
+            season_number=number("season_number"),
+            episode_number=number("episode_number"),
+            premier_date=fields.get("premier_date"),
         )
 
     def _news(self, element: etree._Element) -> News:

@@ -195,6 +195,7 @@ class SitemapWriter:
         split_news: bool = True,
         news_max_age: timedelta | None = timedelta(days=2),
         now: datetime | None = None,
+        legacy_image_fields: bool = False,
     ) -> None:
         if protocol not in PROTOCOLS:
             raise InvalidValueError(f"unknown protocol version {protocol!r} (0.9 or 0.84)")
@@ -233,6 +234,8 @@ class SitemapWriter:
         self._compress_level = compress_level
         self.keep_session_ids = keep_session_ids
         self.split_news = split_news and format == "xml"
+        # Google retired image caption, title, geo_location and license in 2022.
+        self.legacy_image_fields = legacy_image_fields
         self.news_max_age = news_max_age
         self.now = now
         self._news: SitemapWriter | None = None
@@ -599,7 +602,9 @@ class SitemapWriter:
         if priority is not None:
             parts.append("<priority>" + priority + "</priority>")
         if extensions is not None:
-            parts.append(render_extensions(extensions))
+            parts.append(
+                render_extensions(extensions, legacy_image_fields=self.legacy_image_fields)
+            )
         parts.append("</url>\n")
         return "".join(parts)
 

@@ -56,6 +56,25 @@ NEWS_FULL = (
 PADDING = 52_500_000  # just over the 52,428,800-byte limit, under the reader's cap
 
 
+def video_fixture(
+    extra: str = "", *, title: str = "Grilling steaks", description: str = "How to grill steaks"
+) -> str:
+    """A URL with one valid video, plus ``extra`` elements at their place in the sequence."""
+    head = VIDEO_HEAD.replace(">Grilling steaks<", f">{title}<").replace(
+        ">How to grill steaks<", f">{description}<"
+    )
+    return urlset(
+        url(
+            extra="    <video:video>\n"
+            + head
+            + "      <video:player_loc>https://www.example.com/player</video:player_loc>\n"
+            + extra
+            + "    </video:video>\n"
+        ),
+        "video",
+    )
+
+
 def padded(document: str) -> bytes:
     """``document`` grown past the size limit with comment lines (valid for the schema)."""
     head, _, tail = document.partition("\n")
@@ -195,12 +214,82 @@ FIXTURES: dict[str, str | bytes] = {
         ),
         "video",
     ),
+    "SM-VID-04.xml": video_fixture(title="Grilling " + "steaks " * 14),
+    "SM-VID-05.xml": video_fixture(description="How to grill steaks. " * 98),
+    "SM-VID-06.xml": video_fixture("      <video:duration>28801</video:duration>\n"),
+    "SM-VID-07.xml": video_fixture("      <video:rating>5.5</video:rating>\n"),
+    "SM-VID-08.xml": video_fixture("      <video:view_count>-1</video:view_count>\n"),
+    "SM-VID-09.xml": video_fixture(
+        '      <video:restriction relationship="allow">IE GB UK</video:restriction>\n'
+    ),
+    "SM-VID-10.xml": video_fixture(
+        '      <video:price currency="usd" type="rent">1.99</video:price>\n'
+    ),
+    "SM-VID-11.xml": video_fixture(
+        '      <video:platform relationship="allow">web desktop</video:platform>\n'
+    ),
+    "SM-VID-12.xml": video_fixture(
+        '      <video:platform relationship="block">tv</video:platform>\n'
+    ),
+    "SM-VID-13.xml": video_fixture("      <video:family_friendly>true</video:family_friendly>\n"),
+    "SM-VID-14.xml": video_fixture(
+        "".join(f"      <video:tag>tag {i}</video:tag>\n" for i in range(33))
+    ),
+    "SM-VID-15.xml": video_fixture(
+        "      <video:category>" + "Grilling " * 29 + "</video:category>\n"
+    ),
+    "SM-VID-16.xml": video_fixture(
+        '      <video:uploader info="https://www.example.net/users/grilly">Grilly'
+        "</video:uploader>\n"
+    ),
+    "SM-VID-17.xml": video_fixture(
+        "      <video:publication_date>2007-11-05 19:20:30</video:publication_date>\n"
+    ),
+    "SM-VID-18.xml": video_fixture('      <video:id type="imdb">tt0000001</video:id>\n'),
     "SM-NEWS-01.xml": urlset(
         url(extra=NEWS_FULL.replace("        <news:language>en</news:language>\n", "")), "news"
     ),
     "SM-NEWS-02.xml.gz": many_urls(1_001, NEWS_FULL, "news"),
+    "SM-NEWS-03.xml": urlset(url(extra=NEWS_FULL.replace(">en<", ">en-us<")), "news"),
+    "SM-NEWS-04.xml": urlset(url(extra=NEWS_FULL.replace(">2008-12-23<", ">23/12/2008<")), "news"),
+    "SM-NEWS-05.xml": urlset(url(extra=NEWS_FULL), "news"),
+    "SM-NEWS-06.xml": urlset(
+        url(
+            extra=NEWS_FULL.replace(
+                "      </news:publication>\n",
+                "      </news:publication>\n      <news:access>Free</news:access>\n",
+            )
+        ),
+        "news",
+    ),
+    "SM-NEWS-07.xml": urlset(
+        url(
+            extra=NEWS_FULL.replace(
+                "    </news:news>\n",
+                "      <news:stock_tickers>NASDAQ:A, NASDAQ:B, NASDAQ:C, NYSE:D, NYSE:E, "
+                "NYSE:F</news:stock_tickers>\n    </news:news>\n",
+            )
+        ),
+        "news",
+    ),
     "SM-HREF-01.xml": urlset(
         url(extra='    <xhtml:link rel="alternate" href="https://www.example.de/"/>\n'), "xhtml"
+    ),
+    "SM-HREF-02.xml": urlset(
+        url(extra=f'    <xhtml:link rel="alternate" hreflang="en_US" href="{HOST}/"/>\n'),
+        "xhtml",
+    ),
+    "SM-HREF-03.xml": urlset(
+        url(
+            f"{HOST}/en/",
+            f'    <xhtml:link rel="alternate" hreflang="en" href="{HOST}/en/"/>\n'
+            f'    <xhtml:link rel="alternate" hreflang="de" href="{HOST}/de/"/>\n',
+        )
+        + url(
+            f"{HOST}/de/",
+            f'    <xhtml:link rel="alternate" hreflang="de" href="{HOST}/de/"/>\n',
+        ),
+        "xhtml",
     ),
     "SM-MOB-01.xml": urlset(url(extra="    <mobile:mobile>yes</mobile:mobile>\n"), "mobile"),
     "SM-FETCH-01.xml": index(entry(f"{HOST}/missing-sitemap.xml")),

@@ -15,6 +15,7 @@ import posixpath
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO, Final
 from urllib.parse import unquote, urlsplit
@@ -30,7 +31,7 @@ from .fetch import Fetched, Fetcher, SharedFetcher, UrllibFetcher, parse_robots_
 from .locations import Tree, TreeURLs, normalize_sitemap_url, tree_duplicate
 from .parallel import Outcome, Prefetch, workers
 from .report import FORMATS, Collector, Issue, Report, format_report
-from .rules import RULES, Rule, Severity
+from .rules import RULES, Rule, Severity, current_time, frozen_time
 from .textcheck import check_text
 from .xmlcheck import CheckedFile, _Checker, check_xml
 
@@ -118,8 +119,10 @@ class _Run:
         fetcher: Fetcher | None,
         max_per_rule: int,
         tree_wide: bool,
+        now: datetime | None = None,
     ) -> None:
         self.report = Report(strict=strict)
+        self.now = now
         self.recursive = recursive
         self.fetch = fetch
         self.fetcher: Fetcher = fetcher or SharedFetcher()
@@ -153,6 +156,7 @@ class _Run:
                 self.fetch,
                 _FAST_LANE,
                 self.trusted,
+                current_time() if self.now is not None else None,
             )
             jobs.append((str(local.resolve()), job))
         if len(jobs) >= parallel.MIN_CHILDREN and size >= parallel.MIN_BYTES:
@@ -170,6 +174,7 @@ class _Run:
         for key, count in outcome.counts.items():
             report.counts[key] = report.counts.get(key, 0) + count
         report.urls += outcome.urls_counted
+        self.tree.alternates.absorb(outcome.alternates, outcome.name, _reader(local, outcome.name))
         if self.tree.seen is not None and outcome.urls:
             repeated = self.tree.seen.add_batch(outcome.urls, outcome.lines, outcome.columns)
             places: dict[int, tuple[int, int]] = {}
@@ -233,13 +238,16 @@ class _Run:
             checker = _Checker(
                 collector, checked, location=location, tree=self.tree, top_level=top_level
             )
+            checker.reread = _reader(path, name)
+            mark = self.tree.alternates.checkpoint()
             with open(path, "rb") as handle:
-                if run_fast(checker, _decoded(_read_chunks(handle), name), _reader(path, name)):
+                if run_fast(checker, _decoded(_read_chunks(handle), name), checker.reread):
                     self.report.files.append(name)
                     self.report.extend(scratch)
                     self.report.urls += checked.urls
                     collector.report, collector.counts = self.report, self.report.counts
                     return checked, collector
+            self.tree.alternates.rollback(mark)  # the full checker reads the file again
         with open(path, "rb") as handle:
             return self.check(name, _read_chunks(handle), location=location, top_level=top_level)
 
@@ -288,6 +296,21 @@ class _Run:
         finally:
             if started:
                 self.close()
+
+    def report_alternates(self) -> None:
+        """HREF-03 once every file is read: the hreflang sets that are not mutual."""
+        for name, reread, items in self.tree.alternates.findings():
+            offsets = [-1 - line for line, _, _ in items if line < 0]
+            places: dict[int, tuple[int, int]] = {}
+            if offsets and reread is not None:  # fast-lane placeholders
+                with reread() as stream:
+                    places = resolve_offsets(stream, offsets)
+            collector = Collector(self.report, name, max_per_rule=self.max_per_rule)
+            for line, column, message in items:
+                if line < 0:
+                    line, column = places.get(-1 - line, (1, 1))
+                collector.add("SM-HREF-03", message, line, column)
+            collector.finish()
 
     def close(self) -> None:
         """Stop the worker processes, if any."""
@@ -405,6 +428,40 @@ def _folder_files(folder: Path) -> list[Path]:
     )
 
 
+def _read_source(
+    run: _Run,
+    source: Source,
+    *,
+    location: str | None,
+    is_url: bool,
+    allow_fetch: bool,
+    folder: Path | None,
+) -> None:
+    """Check ``source`` (every file of a folder) into ``run``."""
+    if allow_fetch and location and not is_url:
+        run.fetcher.trust(location)  # the user vouches for where the sitemap lives
+        run.trusted = location
+    if isinstance(source, bytes):
+        run.check_stream("<bytes>", [source], location=location)
+    elif isinstance(source, str) and is_url:
+        run.check_url(source, location=location, top_level=True)
+    elif isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-":
+        run.check_stream("<stdin>", _read_chunks(sys.stdin.buffer), location=location)
+    elif isinstance(source, (str, os.PathLike)):
+        if folder is not None:
+            base = location.rstrip("/") + "/" if location else None
+            for path in _folder_files(folder):
+                if str(path.resolve()) in run.visited:
+                    continue
+                run.check_path(path, location=base + path.name if base else None, top_level=True)
+        else:
+            run.check_path(Path(source), location=location, top_level=True)
+    else:
+        run.check_stream(
+            str(getattr(source, "name", "<stream>")), _read_chunks(source), location=location
+        )
+
+
 def validate(
     source: Source,
     *,
@@ -414,6 +471,7 @@ def validate(
     fetch: bool | None = None,
     fetcher: Fetcher | None = None,
     max_per_rule: int = 100,
+    now: datetime | None = None,
 ) -> Report:
     """Check ``source`` against every rule of the protocol that a file can break.
 
@@ -428,6 +486,8 @@ def validate(
         only for URL sources.
     :param fetcher: what opens URLs (default :class:`SharedFetcher`, the project's client).
     :param max_per_rule: findings shown per rule and file; the rest are counted.
+    :param now: the time to compare dates with (lastmod in the future, the two-day news
+        window); an aware ``datetime``, default the clock.
     :raises SourceError: a local source does not exist or cannot be read.
     :raises FetchError: a URL source cannot be fetched.
 
@@ -452,32 +512,19 @@ def validate(
         fetcher=fetcher,
         max_per_rule=max_per_rule,
         tree_wide=recursive or folder is not None,
+        now=now,
     )
     try:
-        if allow_fetch and location and not is_url:
-            run.fetcher.trust(location)  # the user vouches for where the sitemap lives
-            run.trusted = location
-        if isinstance(source, bytes):
-            run.check_stream("<bytes>", [source], location=location)
-        elif isinstance(source, str) and is_url:
-            run.check_url(source, location=location, top_level=True)
-        elif isinstance(source, (str, os.PathLike)) and os.fspath(source) == "-":
-            run.check_stream("<stdin>", _read_chunks(sys.stdin.buffer), location=location)
-        elif isinstance(source, (str, os.PathLike)):
-            if folder is not None:
-                base = location.rstrip("/") + "/" if location else None
-                for path in _folder_files(folder):
-                    if str(path.resolve()) in run.visited:
-                        continue
-                    run.check_path(
-                        path, location=base + path.name if base else None, top_level=True
-                    )
-            else:
-                run.check_path(Path(source), location=location, top_level=True)
-        else:
-            run.check_stream(
-                str(getattr(source, "name", "<stream>")), _read_chunks(source), location=location
+        with frozen_time(now):
+            _read_source(
+                run,
+                source,
+                location=location,
+                is_url=is_url,
+                allow_fetch=allow_fetch,
+                folder=folder,
             )
+            run.report_alternates()
     except OSError as error:
         raise SourceError(
             f"cannot read {error.filename or source!r}: {error.strerror or error}",

@@ -3,8 +3,10 @@
 Each model says what an element may hold: its children in schema order with their
 multiplicity, the attributes it needs, whether it holds text, and which children are
 deprecated. The checker walks these tables, so a structural rule is a line here and a value
-rule (lengths, ISO codes: issue 7) is a :func:`~sitemapkit.validate.rules.value_check` on
-``{namespace}local``.
+rule (lengths, ISO codes) is a :func:`~sitemapkit.validate.rules.value_check` on
+``{namespace}local`` or an :func:`~sitemapkit.validate.rules.attribute_check` (the model names
+the attributes in ``checked_attributes``); they live in
+:mod:`~sitemapkit.validate.extension_values`.
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ class Model:
     required_attributes: tuple[str, ...] = ()
     deprecated_attributes: tuple[str, ...] = ()
     deprecated: bool = False
+    #: Attributes whose values have checks (:func:`~sitemapkit.validate.rules.attribute_check`).
+    checked_attributes: tuple[str, ...] = ()
     index: dict[str, int] = field(default_factory=dict, compare=False)
     #: ``required_after[i]``: some child from position ``i`` on is required.
     required_after: tuple[bool, ...] = field(default=(), compare=False)
@@ -72,7 +76,9 @@ class Model:
         namespace, _, local = self.name.partition(" ")
         facts = {
             "required_after": tuple(any(minimums[i:]) for i in range(len(minimums) + 1)),
-            "special": bool(self.required_attributes or self.deprecated_attributes),
+            "special": bool(
+                self.required_attributes or self.deprecated_attributes or self.checked_attributes
+            ),
             "value_key": f"{{{namespace}}}{local}",
         }
         for name, value in facts.items():
@@ -86,6 +92,7 @@ def _leaf(
     attributes: tuple[str, ...] = (),
     deprecated_attributes: tuple[str, ...] = (),
     deprecated: bool = False,
+    checked: tuple[str, ...] = (),
 ) -> Model:
     return Model(
         f"{namespace} {local}",
@@ -93,6 +100,7 @@ def _leaf(
         required_attributes=attributes,
         deprecated_attributes=deprecated_attributes,
         deprecated=deprecated,
+        checked_attributes=checked,
     )
 
 
@@ -144,23 +152,34 @@ _models: list[Model] = [
             "duration",
             "expiration_date",
             "rating",
-            "content_segment_loc",
             "view_count",
             "publication_date",
             "tag",
             "category",
             "family_friendly",
             "requires_subscription",
-            "uploader",
             "live",
             "gallery_loc",
         )
     ),
-    _leaf(VIDEO_NS, "player_loc", deprecated_attributes=("allow_embed", "autoplay")),
-    _leaf(VIDEO_NS, "restriction", attributes=("relationship",)),
-    _leaf(VIDEO_NS, "platform", attributes=("relationship",)),
-    _leaf(VIDEO_NS, "price", attributes=("currency",), deprecated=True),
-    _leaf(VIDEO_NS, "id", attributes=("type",)),
+    _leaf(
+        VIDEO_NS,
+        "player_loc",
+        deprecated_attributes=("allow_embed", "autoplay"),
+        checked=("allow_embed",),
+    ),
+    _leaf(VIDEO_NS, "content_segment_loc", checked=("duration",)),
+    _leaf(VIDEO_NS, "uploader", checked=("info",)),
+    _leaf(VIDEO_NS, "restriction", attributes=("relationship",), checked=("relationship",)),
+    _leaf(VIDEO_NS, "platform", attributes=("relationship",), checked=("relationship",)),
+    _leaf(
+        VIDEO_NS,
+        "price",
+        attributes=("currency",),
+        deprecated=True,
+        checked=("currency", "type", "resolution"),
+    ),
+    _leaf(VIDEO_NS, "id", attributes=("type",), checked=("type",)),
     Model(
         f"{VIDEO_NS} tvshow",
         "SM-VID-01",
@@ -209,6 +228,7 @@ _models: list[Model] = [
         "SM-HREF-01",
         text=False,
         required_attributes=("rel", "hreflang", "href"),
+        checked_attributes=("hreflang",),
     ),
     Model(f"{MOBILE_NS} mobile", "SM-MOB-01", text=False),
 ]

@@ -56,6 +56,8 @@ _CLOSE: Final = re.compile(r"[ \t\n]*</urlset>[ \t\n]*\Z")
 _SPECIAL: Final = re.compile(f"['\">&{_FORBIDDEN}]").search
 _GIVE_UP: Final = re.compile(f"['\">{_FORBIDDEN}]|&(?!(?:lt|gt|quot|apos|amp);)").search
 _ENTITIES: Final = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
+# The hreflang links of an entry's extension tail (the entry pattern fixed their shape).
+_LINKS: Final = re.compile(r':link rel="alternate" hreflang="([^"]*)" href="([^"]*)"').findall
 
 
 class GiveUp(Exception):
@@ -335,9 +337,13 @@ class _Lane:
             distinct_priorities, checker.priority_cache, check_priority, checker.legacy
         ):
             return False
-        if any(columns[4]) and max(map(str.count, columns[4], repeat(":image>"))) > 2 * _IMAGES:
+        tails = columns[4]
+        if any(tails) and max(map(str.count, tails, repeat(":image>"))) > 2 * _IMAGES:
             return False
+        links = self._links(tails) if any(tails) else None
         # Nothing to report: record what the one-by-one path would have recorded.
+        if links is not None:
+            self._record_links(locs, run, links, base)
         seen.update(hashes)
         if locations.tree.seen is not None:
             here = -1 - base + 5
@@ -358,6 +364,48 @@ class _Lane:
             if len(distinct_priorities) > 1 or checker.first_priority not in distinct_priorities:
                 checker.same_priority = False
         return True
+
+    def _links(self, tails: tuple[str, ...] | list[str]) -> list[list[tuple[str, str]]]:
+        """Each entry's ``(hreflang, href)``; a value with a finding (HREF-02) or a character
+        reference sends the file to the full checker."""
+        links = [_LINKS(tail) if tail else [] for tail in tails]
+        checker = self.checker
+        cache = checker.hreflang_cache
+        for hreflang in {value for own in links for value, _ in own}:
+            findings = cache.get(hreflang)
+            if findings is None:
+                findings = checker._hreflang(hreflang)
+            if findings or "&" in hreflang or "\t" in hreflang or "\n" in hreflang:
+                raise GiveUp
+        hrefs = "\x00".join(href for own in links for _, href in own)
+        if "\t" in hrefs or "\n" in hrefs:
+            raise GiveUp  # expat turns them into spaces in attribute values
+        return links
+
+    def _record_links(
+        self,
+        locs: list[str],
+        run: list[re.Match[str]],
+        links: list[list[tuple[str, str]]],
+        base: int,
+    ) -> None:
+        """Hand the entries with links to the run's hreflang sets, at their ``<loc>``
+        (placeholder lines, as for findings)."""
+        checker = self.checker
+        chosen = [position for position, own in enumerate(links) if own]
+        if not chosen:
+            return
+        if checker.alternates_file < 0:
+            checker.alternates_file = checker.alternates.add_file(
+                checker.collector.file, checker.reread
+            )
+        here = -1 - base + 5
+        checker.alternates.add_batch(
+            checker.alternates_file,
+            [locs[position].strip() for position in chosen],
+            [here - run[position].start(1) for position in chosen],
+            [links[position] for position in chosen],
+        )
 
     def _inside(self, prefix: str) -> Callable[[str], object]:
         """A test that every "<"-separated URL is a clean URL (as the loc fast path means it)
@@ -392,7 +440,11 @@ class _Lane:
                 raise GiveUp  # SM-IMG-02: the full checker says where
             if special(loc):
                 loc = _unescape(loc)
-            check_loc(loc, here - found.start(1) + 5, 0)
+            url = check_loc(loc, here - found.start(1) + 5, 0)
+            if extensions:
+                links = self._links([extensions])
+                if links[0]:
+                    self._record_links([url], [found], links, base)
             if lastmod is not None:
                 if special(lastmod):
                     lastmod = _unescape(lastmod)

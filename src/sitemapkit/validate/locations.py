@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from .._fingerprints import FingerprintSet
 from ..errors import InvalidURLError
 from ..urls import normalize_url, scope_of
+from .alternates import AlternateSets
 from .report import Collector
 from .rules import CLEAN_URL, check_loc
 
@@ -86,7 +87,8 @@ class TreeURLs:
 
 @dataclass(slots=True)
 class Tree:
-    """What the files of one validation run share: URLs seen, robots.txt answers.
+    """What the files of one validation run share: URLs seen, robots.txt answers, hreflang
+    sets.
 
     ``seen`` (tree runs only) takes URLs in batches: the fingerprint set is built for that.
     """
@@ -94,6 +96,8 @@ class Tree:
     seen: TreeURLs | None = None
     robots: RobotsLookup | None = None
     robots_cache: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    #: Every ``<url>`` with hreflang links, for the mutual-set rule (HREF-03).
+    alternates: AlternateSets = field(default_factory=AlternateSets)
 
     def robots_for(self, origin: str) -> frozenset[str] | None:
         if self.robots is None:

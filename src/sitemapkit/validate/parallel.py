@@ -14,10 +14,13 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from .alternates import AlternateSets
 from .report import Issue
+from .rules import frozen_time
 from .xmlcheck import CheckedFile
 
 if TYPE_CHECKING:
@@ -54,6 +57,7 @@ class Outcome:
     urls: list[str] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     columns: list[int] = field(default_factory=list)
+    alternates: AlternateSets = field(default_factory=AlternateSets)
 
 
 class Recorder:
@@ -73,14 +77,14 @@ class Recorder:
         return []
 
 
-Job = tuple[str, str, int, bool, bool, bool, str | None]
+Job = tuple[str, str, int, bool, bool, bool, str | None, "datetime | None"]
 
 
 def check_child(job: Job) -> Outcome:
     """Run in a worker: check one child file, without finishing its collector."""
     from . import _Run
 
-    path, location, max_per_rule, strict, fetch, fast, trusted = job
+    path, location, max_per_rule, strict, fetch, fast, trusted, now = job
     run = _Run(
         strict=strict,
         recursive=False,
@@ -94,9 +98,10 @@ def check_child(job: Job) -> Outcome:
     recorder = Recorder()
     run.tree.seen = recorder  # type: ignore[assignment]
     try:
-        checked, collector = run.check_file(
-            Path(path), location=location, top_level=False, fast=fast
-        )
+        with frozen_time(now):
+            checked, collector = run.check_file(
+                Path(path), location=location, top_level=False, fast=fast
+            )
     finally:
         run.finish()
     report = run.report
@@ -112,6 +117,7 @@ def check_child(job: Job) -> Outcome:
         urls=recorder.urls,
         lines=recorder.lines,
         columns=recorder.columns,
+        alternates=run.tree.alternates.detached(),
     )
 
 

@@ -12,7 +12,9 @@ touching the checker.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
@@ -24,13 +26,18 @@ from ..urls import iri_to_uri
 
 __all__ = [
     "RULES",
+    "AttributeCheck",
     "Finding",
     "Rule",
     "Severity",
+    "attribute_check",
+    "attribute_checks",
     "check_changefreq",
     "check_lastmod",
     "check_loc",
     "check_priority",
+    "current_time",
+    "frozen_time",
     "value_check",
     "value_checks",
 ]
@@ -459,6 +466,112 @@ _rule(
     "`player_loc@autoplay`, `gallery_loc`, `price`, `tvshow`.",
 )
 _rule(
+    "SM-VID-04",
+    ERROR,
+    "A <video:title> is longer than 100 characters.",
+    "5.2: `title` (≤ 100 chars in the XSD).",
+)
+_rule(
+    "SM-VID-05",
+    ERROR,
+    "A <video:description> is longer than 2,048 characters.",
+    "5.2: `description` (≤ 2,048 chars).",
+)
+_rule(
+    "SM-VID-06",
+    ERROR,
+    "A video duration is not a whole number of seconds from 0 to 28,800 (0 is a warning).",
+    "5.2: `duration`: nonNegativeInteger ≤ 28,800 s (Google text quoted by the gositemap "
+    "package says 1–28,800, so treat 0 as W).",
+    "Also checked: the `duration` attribute of `<video:content_segment_loc>`, which the schema "
+    "types the same way.",
+)
+_rule(
+    "SM-VID-07",
+    ERROR,
+    "A <video:rating> is not a decimal number from 0.0 to 5.0.",
+    "5.2: `rating`: 0–5.",
+)
+_rule(
+    "SM-VID-08",
+    ERROR,
+    "A count is not a whole number: view_count (0 or more), season_number or episode_number "
+    "(1 or more).",
+    "5.2: `view_count`; `tvshow` (the schema types `view_count` as nonNegativeInteger and the "
+    "season and episode numbers as integers from 1).",
+)
+_rule(
+    "SM-VID-09",
+    ERROR,
+    "A <video:restriction> is not a space-separated list of ISO 3166-1 alpha-2 country codes.",
+    "5.2: `restriction`: space-separated ISO 3166 codes, `relationship` allow|deny required.",
+    "The codes are checked against the list of assigned ISO 3166-1 alpha-2 codes kept in "
+    "sitemapkit (`sitemapkit.validate.isocodes`); the schema only checks two capital letters.",
+)
+_rule(
+    "SM-VID-10",
+    ERROR,
+    "A <video:price> attribute is wrong: currency not an ISO 4217 code, type not purchase or "
+    "rent, resolution not sd or hd.",
+    "5.2: `price`*: `currency` is 3 capital letters, `type` purchase|rent, `resolution` sd|hd.",
+    "The currency is checked against the list of current ISO 4217 codes kept in sitemapkit "
+    "(`sitemapkit.validate.isocodes`); the schema only checks three capital letters.",
+)
+_rule(
+    "SM-VID-11",
+    ERROR,
+    "A <video:platform> is not a space-separated list of web, mobile and tv.",
+    "5.2: `platform`: web|mobile|tv, `relationship` required.",
+)
+_rule(
+    "SM-VID-12",
+    ERROR,
+    'The relationship of <video:restriction> or <video:platform> is not "allow" or "deny".',
+    "5.2: `restriction`: … `relationship` allow|deny required; `platform`: … `relationship` "
+    "required.",
+)
+_rule(
+    "SM-VID-13",
+    ERROR,
+    "A yes/no value (family_friendly, requires_subscription, live, player_loc@allow_embed) is "
+    "something else.",
+    "5.2: yes/no values accept `yes/Yes/YES/no/No/NO`.",
+)
+_rule(
+    "SM-VID-14",
+    ERROR,
+    "More than 32 <video:tag> in one video.",
+    "5.2: `tag`: ≤ 32.",
+)
+_rule(
+    "SM-VID-15",
+    ERROR,
+    "A <video:category> is longer than 256 characters.",
+    "5.2: `category`: ≤ 256 chars.",
+)
+_rule(
+    "SM-VID-16",
+    WARNING,
+    "The info URL of a <video:uploader> is not on the domain of the page.",
+    "5.2: `uploader`: `@info` on the same domain.",
+    "Subdomains of the page's host (and the host without `www.`) count as the same domain.",
+)
+_rule(
+    "SM-VID-17",
+    ERROR,
+    "A video date (expiration_date, publication_date, tvshow premier_date) is not a W3C date or "
+    "date-time.",
+    "5.2: `expiration_date`: date | dateTime; `publication_date`.",
+    "As for `<lastmod>` (M-03), a time needs a time zone; a date with a time zone is a warning.",
+)
+_rule(
+    "SM-VID-18",
+    ERROR,
+    "A <video:tvshow> video_type or a <video:id> type is not one of the schema's values.",
+    "5.2: `tvshow`; `id`* (the schema lists video_type full, preview, clip, interview, news, "
+    "other, and id types tms:series, tms:program, rovi:series, rovi:program, freebase, url).",
+)
+_rule(
     "SM-NEWS-01",
     ERROR,
     "A news element is unknown, out of order, repeated or missing.",
@@ -472,11 +585,67 @@ _rule(
     "5.3: ≤ 1,000 URLs per news sitemap; split and use an index (W: Google rule).",
 )
 _rule(
+    "SM-NEWS-03",
+    ERROR,
+    "A <news:language> is not zh-cn, zh-tw or a two- or three-letter lower-case code.",
+    "5.3: `<news:language>`, where language matches the XSD pattern `zh-cn|zh-tw|([a-z]{2,3})`.",
+)
+_rule(
+    "SM-NEWS-04",
+    ERROR,
+    "A <news:publication_date> is not a W3C date or date-time.",
+    "5.3: `<news:publication_date>` (date | dateTime).",
+    "As for `<lastmod>` (M-03), a time needs a time zone; a date with a time zone is a warning.",
+)
+_rule(
+    "SM-NEWS-05",
+    WARNING,
+    "A news article was published more than two days ago.",
+    "5.3: only articles published in the **last 2 days**: drop the URL or its `<news:news>` "
+    "after that (W).",
+    "Measured against the time of the check (`validate(now=...)` sets it); a date without a "
+    "time counts from its midnight UTC, as the writer does.",
+)
+_rule(
+    "SM-NEWS-06",
+    ERROR,
+    "A <news:access> is not Subscription or Registration, or <news:genres> is not a "
+    "comma-separated list of the six genres.",
+    "5.3: `access` (Subscription|Registration); `genres` (comma list of "
+    "PressRelease|Satire|Blog|OpEd|Opinion|UserGenerated).",
+)
+_rule(
+    "SM-NEWS-07",
+    ERROR,
+    "<news:stock_tickers> holds more than 5 tickers, or one not written EXCHANGE:SYMBOL.",
+    "5.3: `stock_tickers` (≤ 5, `EXCHANGE:SYMBOL`).",
+)
+_rule(
     "SM-HREF-01",
     ERROR,
     'An <xhtml:link> lacks rel="alternate", hreflang or an absolute href, or has content.',
     '5.4: Each `<url>` carries `<xhtml:link rel="alternate" hreflang="<lang>" '
     'href="<absolute URL>"/>`; alternate URLs must be fully qualified.',
+)
+_rule(
+    "SM-HREF-02",
+    ERROR,
+    "An hreflang is not a BCP 47 language tag (language, then optional script and region) "
+    "or x-default.",
+    '5.4: `hreflang="<lang>[-<REGION>]|x-default"`.',
+    "The region, when it is two letters, must be an assigned ISO 3166-1 alpha-2 code "
+    "(`en-UK` is wrong: write `en-GB`). The schema only checks the shape of xsd:language.",
+)
+_rule(
+    "SM-HREF-03",
+    WARNING,
+    "A URL's hreflang set is not mutual: an alternate listed in this tree does not link back, "
+    "or the URL does not list itself.",
+    "5.4: Links that are not reciprocal (A→B without B→A) are ignored, so validate the set "
+    "across `<url>` elements (W); each `<url>` lists every language version, including itself.",
+    "Checked across everything one run reads: a file, a folder, or a tree with --recursive. An "
+    "alternate that is not a `<url>` with hreflang links of its own in that set is not judged "
+    "(its links may be in its HTML, or in another site's sitemap).",
 )
 _rule(
     "SM-MOB-01",
@@ -519,6 +688,59 @@ def value_check(element: str) -> Callable[[ValueCheck], ValueCheck]:
 def value_checks(element: str) -> list[ValueCheck]:
     """The checks registered for ``element``."""
     return _VALUE_CHECKS.get(element, [])
+
+
+#: ``(value, page)``: an attribute's value and the ``<loc>`` of the ``<url>`` it is in (None
+#: when that is not known yet).
+AttributeCheck = Callable[[str, "str | None"], list[Finding]]
+
+_ATTRIBUTE_CHECKS: dict[tuple[str, str], list[AttributeCheck]] = {}
+
+
+def attribute_check(element: str, attribute: str) -> Callable[[AttributeCheck], AttributeCheck]:
+    """Register a check of an attribute of ``element`` (``{namespace}local``). The element's
+    model in :mod:`~sitemapkit.validate.extensions` names the attribute in
+    ``checked_attributes``, so that the checker looks when the element opens."""
+
+    def register(check: AttributeCheck) -> AttributeCheck:
+        _ATTRIBUTE_CHECKS.setdefault((element, attribute), []).append(check)
+        return check
+
+    return register
+
+
+def attribute_checks(element: str, attribute: str) -> list[AttributeCheck]:
+    """The checks registered for ``attribute`` of ``element``."""
+    return _ATTRIBUTE_CHECKS.get((element, attribute), [])
+
+
+def checked_attributes() -> set[tuple[str, str]]:
+    """Every ``(element, attribute)`` with a check registered."""
+    return set(_ATTRIBUTE_CHECKS)
+
+
+_NOW: ContextVar[datetime | None] = ContextVar("sitemapkit_validate_now", default=None)
+
+
+def current_time() -> datetime:
+    """ "Now" for the rules that compare with it (M-07, the news window): the time given to
+    :func:`~sitemapkit.validate.validate` as ``now``, else the clock."""
+    return _NOW.get() or datetime.now(UTC)
+
+
+@contextmanager
+def frozen_time(now: datetime | None) -> Iterator[None]:
+    """Within the block, :func:`current_time` is ``now`` (when not None)."""
+    if now is None:
+        yield
+        return
+    if now.tzinfo is None:
+        raise ValueError("now must be an aware datetime")
+    token = _NOW.set(now)
+    try:
+        yield
+    finally:
+        _NOW.reset(token)
 
 
 def checks_namespace(namespace: str) -> bool:
@@ -724,7 +946,7 @@ def check_lastmod(text: str, legacy: bool = False) -> list[Finding]:
             findings.append(("SM-M02", f"lastmod {value!r} is not a real time of day", None))
             return findings
         moment = moment.replace(hour=hour, minute=minute, second=second)
-    if moment > datetime.now(UTC) and not any(f[0] == "SM-M02" for f in findings):
+    if moment > current_time() and not any(f[0] == "SM-M02" for f in findings):
         findings.append(("SM-M07", f"lastmod {value!r} is in the future", None))
     return findings
 

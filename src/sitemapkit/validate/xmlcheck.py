@@ -29,12 +29,15 @@ from ..model import (
     XHTML_NS,
     Profile,
 )
+from . import extension_values  # noqa: F401  (registers the extension value checks)
+from .alternates import Reread
 from .extensions import DEPRECATION_RULES, EXTENSION_RULES, MODELS, ROOTS, Model, display_name
 from .locations import LocationChecker, Tree
 from .report import Collector
 from .rules import (
     Finding,
     Severity,
+    attribute_checks,
     check_changefreq,
     check_lastmod,
     check_priority,
@@ -60,6 +63,8 @@ _VIDEO: Final = f"{VIDEO_NS} video"
 _IMAGE: Final = f"{IMAGE_NS} image"
 _NEWS: Final = f"{NEWS_NS} news"
 _VIDEO_MEDIA: Final = frozenset({f"{VIDEO_NS} content_loc", f"{VIDEO_NS} player_loc"})
+_VIDEO_TAG: Final = f"{VIDEO_NS} tag"
+_HREFLANG_KEY: Final = f"{{{XHTML_NS}}}link"
 _ENTITY_NAMES: Final = {"'": "&apos;", '"': "&quot;", ">": "&gt;"}
 _ESCAPING_ERRORS: Final = frozenset(
     expat.errors.codes[message]
@@ -158,7 +163,15 @@ class _Checker:
         self.capture = 0
         self.value_line = self.value_column = 0
         self.frames: list[_Frame] = []
+        self.page: str | None = None
+        self.page_line = self.page_column = 0
+        self.links: list[tuple[str, str]] = []
         # per file
+        self.alternates = tree.alternates
+        self.alternates_file = -1
+        #: Opens the file again (set for files on disk; the fast lane's positions need it).
+        self.reread: Reread | None = None
+        self.hreflang_cache: dict[str, list[Finding]] = {}
         self.news_urls = 0
         self.unknown_namespaces: set[str] = set()
         self.lastmod_cache: dict[str, list[Finding]] = {}
@@ -468,13 +481,23 @@ class _Checker:
             name = model.name
             if name == _LINK:
                 href = attributes.get("href")
-                if not (
+                hreflang = attributes.get("hreflang")
+                if (
                     href
+                    and hreflang
                     and href.startswith(("https://", "http://"))
                     and attributes.get("rel") == "alternate"
-                    and attributes.get("hreflang")
                 ):
+                    findings = self.hreflang_cache.get(hreflang)
+                    if findings is None:
+                        findings = self._hreflang(hreflang)
+                    if findings:
+                        self._findings(findings, *self._position())
+                    self.links.append((hreflang, href))
+                else:
                     self._attributes(model, attributes, *self._position())
+                    if href and hreflang and attributes.get("rel") == "alternate":
+                        self.links.append((hreflang, href))
                 frames.append(_LINK_FRAME)
                 return
             parser = self.parser
@@ -507,6 +530,7 @@ class _Checker:
                 self.extended = False
                 self.has_loc = False
                 self.images = 0
+                self.page = None
                 parser = self.parser
                 self.entry_line = parser.CurrentLineNumber
                 self.entry_column = parser.CurrentColumnNumber + 1
@@ -660,6 +684,12 @@ class _Checker:
                 )
         if model.rule == "SM-HREF-01":
             self._alternate(attributes, line, column)
+        for checked in model.checked_attributes:
+            value = attributes.get(checked)
+            if value is None or (not value.strip() and checked in model.required_attributes):
+                continue  # missing or blank and required: the structural rule said so
+            for check in attribute_checks(model.value_key, checked):
+                self._findings(check(value, self.page), line, column)
         for deprecated in model.deprecated_attributes:
             if deprecated in attributes:
                 namespace = model.name.rpartition(" ")[0]
@@ -801,7 +831,7 @@ class _Checker:
             frame.count += 1
             if frame.count > children[position][2]:
                 self.add(
-                    model.rule,
+                    "SM-VID-14" if children[position][0] == _VIDEO_TAG else model.rule,
                     f"too many <{display_name(children[position][0])}> in "
                     f"<{display_name(model.name)}> (at most {children[position][2]})",
                     line,
@@ -856,7 +886,8 @@ class _Checker:
                 if self.index:
                     self._index_loc(text)
                 else:
-                    self.locations.check(text, self.value_line, self.value_column)  # type: ignore[union-attr]
+                    self.page = self.locations.check(text, self.value_line, self.value_column)  # type: ignore[union-attr]
+                    self.page_line, self.page_column = self.value_line, self.value_column
             elif position == 2:
                 self._lastmod(text)
             elif position == 3:
@@ -882,9 +913,40 @@ class _Checker:
                 self._stray_text(2)
             if not self.has_loc:
                 self._close_entry()
+            if self.links:
+                self._record_links()
         elif depth == 1 and texts:
             self._stray_text(1)
         texts.clear()
+
+    def _findings(self, findings: list[Finding], line: int, column: int) -> None:
+        for rule, message, severity in findings:
+            self.add(rule, message, line, column, severity)
+
+    def _hreflang(self, hreflang: str) -> list[Finding]:
+        """HREF-02 on one value, remembered (a site uses a handful of them)."""
+        findings: list[Finding] = []
+        for check in attribute_checks(_HREFLANG_KEY, "hreflang"):
+            findings += check(hreflang, None)
+        if len(self.hreflang_cache) > _CACHE_LIMIT:
+            self.hreflang_cache.clear()
+        self.hreflang_cache[hreflang] = findings
+        return findings
+
+    def _record_links(self) -> None:
+        """Hand one ``<url>``'s hreflang links to the run's sets (HREF-03)."""
+        links, self.links = self.links, []
+        if self.page is None:
+            return
+        if self.alternates_file < 0:
+            self.alternates_file = self.alternates.add_file(self.collector.file, self.reread)
+        self.alternates.add(
+            self.alternates_file,
+            self.page,
+            self.page_line,
+            self.page_column,
+            [(hreflang.strip(), href.strip()) for hreflang, href in links],
+        )
 
     def _raw_specials(self, text: str, line: int, column: int) -> None:
         """E-02: the value holds ' " or >; were they escaped in the bytes? (rare path)"""
