@@ -11,6 +11,7 @@ import pytest
 
 from sitemapkit import ConfigError
 from sitemapkit.config import EXAMPLE_CONFIG, load_settings, read_config, write_example_config
+from sitemapkit.crawl import CrawlSettings
 from sitemapkit.filters import FilterRule
 from sitemapkit.settings import (
     AccessLogSource,
@@ -64,7 +65,8 @@ def test_init_template_with_every_example_enabled_loads(tmp_path: Path) -> None:
     crawl_source = loaded.sources[4]
     assert isinstance(crawl_source, CrawlSource)
     assert crawl_source.state == str(tmp_path / "crawl.sqlite")
-    assert (crawl_source.max_pages, crawl_source.fetch.concurrency) == (100_000, 8)
+    assert crawl_source.settings.max_pages == 100_000
+    assert crawl_source.settings.fetch.concurrency == 8
     log_source = loaded.sources[2]
     assert isinstance(log_source, AccessLogSource)
     assert log_source.exclude_agents == (r"bot\b", "crawl", "spider")
@@ -81,11 +83,14 @@ def test_every_setting_has_a_config_key_in_the_template_and_the_docs() -> None:
     for key in sorted(keys):
         assert re.search(rf"^#? ?{key} = ", EXAMPLE_CONFIG, re.MULTILINE), key
         assert f"`{key}`" in docs, key
-    for source in (URLListSource, DirectorySource, AccessLogSource, CrawlSource):
+    for source in (URLListSource, DirectorySource, AccessLogSource, CrawlSource, CrawlSettings):
         for f in dataclasses.fields(source):
-            if f.name in {"fetch", "on_progress"}:  # documented as their keys, or not a key
+            # not keys: the crawl's settings are the source's keys, fetch settings have keys
+            # of their own, scopes are derived, keep_session_ids is a top-level key
+            if f.name in {"settings", "on_progress", "fetch", "scopes", "keep_session_ids"}:
                 continue
-            key = {"paths": "path", "filters": "filter"}.get(f.name, f.name)
+            names = {"paths": "path", "filters": "filter", "start_url": "url"}
+            key = names.get(f.name, f.name)
             assert f"`{key}`" in docs, (source.__name__, key)
 
 

@@ -24,7 +24,7 @@ from rich.console import Console
 
 from . import __version__
 from .config import load_settings, load_submit_settings, write_example_config
-from .crawl import CrawlStats
+from .crawl import CrawlSettings, CrawlStats
 from .crawl.options import DEFAULT_PAGE_BYTES
 from .dates import parse_timezone
 from .diff import Change, diff_sitemaps
@@ -216,11 +216,9 @@ def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
 
 def _crawl_source(url: str, params: Mapping[str, Any]) -> CrawlSource:
     types = [t for value in params["include_types"] for t in value.split(",") if t.strip()]
-    return CrawlSource(
+    settings = CrawlSettings(
         url,
         extra_hosts=params["extra_host"],
-        state=None if params["state"] is None else str(params["state"]),
-        report=None if params["report"] is None else str(params["report"]),
         seed_sitemaps=params["seed_sitemaps"],
         follow_nofollow=params["follow_nofollow"],
         include_types=tuple(types),
@@ -233,6 +231,11 @@ def _crawl_source(url: str, params: Mapping[str, Any]) -> CrawlSource:
         max_per_pattern=params["max_per_pattern"] or None,
         delay=params["delay"],
         fetch=_settings({**params, "max_bytes": None}),
+    )
+    return CrawlSource(
+        settings,
+        state=None if params["state"] is None else str(params["state"]),
+        report=None if params["report"] is None else str(params["report"]),
     )
 
 
@@ -847,7 +850,8 @@ def crawl_command(url: str, **params: Any) -> None:
     settings = generate_settings(ctx, {**params, **_NOT_FOR_CRAWL, "crawl_urls": (url,)})
     (source,) = settings.sources
     assert isinstance(source, CrawlSource)
-    crawl_source = dataclasses.replace(source, filters=settings.filters)
+    steered = dataclasses.replace(source.settings, filters=settings.filters)
+    crawl_source = dataclasses.replace(source, settings=steered)
     _generate(dataclasses.replace(settings, sources=(crawl_source,), filters=()))
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
-from .crawl.options import DEFAULT_CRAWL_FETCH
+from .crawl.options import DEFAULT_CRAWL_FETCH, CrawlSettings
 from .dates import parse_timezone
 from .errors import ConfigError, InvalidValueError, SitemapError
 from .filters import FilterRule
@@ -418,21 +418,32 @@ class _Reader:
         except SitemapError as exc:  # an unusable start URL
             raise self.error(exc.message, (*spot, "url")) from None
 
-    def crawl_source(self, values: dict[str, Any], rules: tuple[FilterRule, ...]) -> CrawlSource:
+    def crawl_source(self, checked: dict[str, Any], rules: tuple[FilterRule, ...]) -> CrawlSource:
+        values = dict(checked)  # the caller's copy names the keys in error messages
         fetch = {
             _CRAWL_FETCH_KEYS[k]: values.pop(k) for k in list(values) if k in _CRAWL_FETCH_KEYS
         }
         if "timeout" in values:
             fetch["connect_timeout"] = fetch["read_timeout"] = values.pop("timeout")
+        source = {
+            k: values.pop(k) for k in ("state", "report", "changefreq", "priority") if k in values
+        }
         for key in ("state", "report"):
-            if key in values:
-                values[key] = self.path_of(values[key])
+            if key in source:
+                source[key] = self.path_of(source[key])
         for key in ("max_time", "max_per_pattern"):
             if values.get(key) == 0:
                 values[key] = None  # 0 switches the limit off
-        values["extra_hosts"] = tuple(values.get("extra_hosts", ()))
-        values["include_types"] = tuple(values.get("include_types", ()))
-        return CrawlSource(**values, fetch=replace(DEFAULT_CRAWL_FETCH, **fetch), filters=rules)
+        for key in ("extra_hosts", "include_types"):
+            if key in values:
+                values[key] = tuple(values[key])
+        settings = CrawlSettings(
+            values.pop("url"),
+            **values,
+            filters=rules,
+            fetch=replace(DEFAULT_CRAWL_FETCH, **fetch),
+        )
+        return CrawlSource(settings, **source)
 
     def read(self, document: dict[str, Any]) -> ConfigFile:
         top = {key: value for key, value in document.items() if key not in _TABLES}

@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Literal
 
 from .crawl.crawler import ProgressHandler, crawl
-from .crawl.options import DEFAULT_CRAWL_FETCH, DEFAULT_PAGE_BYTES, CrawlSettings
+from .crawl.options import CrawlSettings
 from .dates import parse_timezone
 from .errors import InvalidValueError
-from .fetch import FetchSettings
 from .filters import FilterRule, URLFilter
 from .model import ProblemHandler, URLEntry, check_changefreq, check_priority, log_problem
 from .robots import update_robots_txt
@@ -161,62 +160,41 @@ class SitemapSource:
 
 @dataclass(frozen=True, slots=True)
 class CrawlSource:
-    """A live site, crawled from ``url`` (:func:`~sitemapkit.crawl`).
+    """A live site, crawled as :attr:`settings` say (:func:`~sitemapkit.crawl`).
 
-    ``filters`` steer the crawl itself: a URL they leave out is neither fetched nor listed.
+    The crawl's include/exclude rules (``settings.filters``) are this source's ``filters``:
+    they steer the crawl itself, so a URL they leave out is neither fetched nor listed.
     ``state`` and ``report`` are files (see :class:`~sitemapkit.Crawler`); ``on_progress``
     is the live display's hook, not part of the configuration.
     """
 
-    url: str
-    extra_hosts: tuple[str, ...] = ()
+    settings: CrawlSettings
     state: str | None = None
     report: str | None = None
-    seed_sitemaps: bool = False
-    follow_nofollow: bool = False
-    include_types: tuple[str, ...] = ()
-    images: bool = False
-    alternates: bool = False
-    max_pages: int | None = 1_000_000
-    max_depth: int | None = 100
-    max_time: float | None = None
-    max_page_bytes: int = DEFAULT_PAGE_BYTES
-    max_per_pattern: int | None = 1_000
-    delay: float = 0.0
-    fetch: FetchSettings = DEFAULT_CRAWL_FETCH
     changefreq: str | None = None
     priority: float | None = None
-    filters: tuple[FilterRule, ...] = ()
     on_progress: ProgressHandler | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         _check_defaults(self.changefreq, self.priority)
-        self.crawl_settings()  # a bad URL or limit fails when the source is made
 
-    def crawl_settings(self, *, keep_session_ids: bool = False) -> CrawlSettings:
-        return CrawlSettings(
-            self.url,
-            extra_hosts=self.extra_hosts,
-            filters=self.filters,
-            fetch=self.fetch,
-            delay=self.delay,
-            seed_sitemaps=self.seed_sitemaps,
-            follow_nofollow=self.follow_nofollow,
-            include_types=self.include_types,
-            images=self.images,
-            alternates=self.alternates,
-            keep_session_ids=keep_session_ids,
-            max_pages=self.max_pages,
-            max_depth=self.max_depth,
-            max_time=self.max_time,
-            max_page_bytes=self.max_page_bytes,
-            max_per_pattern=self.max_per_pattern,
-        )
+    @property
+    def url(self) -> str:
+        return self.settings.start_url
+
+    @property
+    def filters(self) -> tuple[FilterRule, ...]:
+        return self.settings.filters
 
     def entries(self, settings: GenerateSettings, on_problem: ProblemHandler) -> Iterator[URLEntry]:
+        crawl_settings = self.settings
+        if settings.keep_session_ids != crawl_settings.keep_session_ids:
+            crawl_settings = dataclasses.replace(
+                crawl_settings, keep_session_ids=settings.keep_session_ids
+            )
         return crawl(
-            self.url,
-            settings=self.crawl_settings(keep_session_ids=settings.keep_session_ids),
+            crawl_settings.start_url,
+            settings=crawl_settings,
             state=self.state,
             report=self.report,
             on_problem=on_problem,
