@@ -37,11 +37,18 @@ from .markup import (
     urlset_close,
     urlset_open,
 )
-from .model import CHANGEFREQS, MAX_IMAGES_PER_URL, PROTOCOLS, SitemapRef, URLEntry
+from .model import CHANGEFREQS, MAX_IMAGES_PER_URL, PROTOCOLS, Profile, SitemapRef, URLEntry
 from .publish import Staging
 from .urls import URLNormalizer, normalize_url
 
-__all__ = ["SitemapWriter", "WriteResult"]
+__all__ = [
+    "CheckedOptions",
+    "SitemapWriter",
+    "WriteResult",
+    "check_options",
+    "child_file_name",
+    "write_index",
+]
 
 _BATCH: Final = 1024
 _CHUNK_ENTRIES: Final = 2048
@@ -102,6 +109,71 @@ _NO_LASTMOD: Final[_Lastmod] = (None, float("-inf"))
 _Extras = tuple[str | None, str | None, URLEntry | None]
 
 
+@dataclass(frozen=True, slots=True)
+class CheckedOptions:
+    """Writer options after :func:`check_options`: the limits in force and the URL rules."""
+
+    profile: Profile
+    max_urls: int
+    max_bytes: int
+    normalizer: URLNormalizer
+    base_url: str
+
+
+def check_options(
+    *,
+    base_url: str,
+    max_urls: int | None,
+    max_bytes: int | None,
+    name: str,
+    format: str,
+    protocol: str,
+    keep_session_ids: bool,
+) -> CheckedOptions:
+    """Refuse options no writer could honour; shared by every writer so they agree."""
+    if protocol not in PROTOCOLS:
+        raise InvalidValueError(f"unknown protocol version {protocol!r} (0.9 or 0.84)")
+    if format not in ("xml", "txt"):
+        raise InvalidValueError(f"unknown format {format!r} (xml or txt)")
+    if not name or "/" in name or name.startswith("."):
+        raise InvalidValueError(f"bad sitemap name {name!r}")
+    profile = PROTOCOLS[protocol]
+    max_urls = profile.max_urls if max_urls is None else max_urls
+    max_bytes = profile.max_bytes if max_bytes is None else max_bytes
+    if not 1 <= max_urls <= profile.max_urls:
+        raise InvalidValueError(
+            f"max_urls must be between 1 and {profile.max_urls:,} "
+            f"(the protocol {protocol} limit), not {max_urls:,}"
+        )
+    if not _MIN_BYTES <= max_bytes <= profile.max_bytes:
+        raise InvalidValueError(
+            f"max_bytes must be between {_MIN_BYTES:,} and {profile.max_bytes:,} "
+            f"(the protocol {protocol} limit), not {max_bytes:,}"
+        )
+    if not base_url.endswith("/"):
+        base_url += "/"
+    try:
+        normalizer = URLNormalizer(base_url, keep_session_ids=keep_session_ids)
+    except InvalidURLError as exc:
+        raise InvalidValueError(f"bad base URL {base_url!r}: {exc.message}") from exc
+    assert normalizer.base_url is not None
+    return CheckedOptions(profile, max_urls, max_bytes, normalizer, normalizer.base_url)
+
+
+def child_file_name(stem: str, number: int, sha256: str, suffix: str) -> str:
+    """``{stem}-{number:05d}-{hash}{suffix}``: a new child never takes an old child's name."""
+    return f"{stem}-{number:05d}-{sha256[:8]}{suffix}"
+
+
+def write_index(
+    path: Path, profile: Profile, refs: Sequence[SitemapRef], *, stylesheet: str | None = None
+) -> SinkResult:
+    """Write a ``<sitemapindex>`` file, fsynced (the entry point of a set of children)."""
+    index = FileSink(path, gzip=False)
+    index.write(render_index(profile, refs, stylesheet=stylesheet).encode("utf-8"))
+    return index.close()
+
+
 def _joiner(texts: list[str]) -> Callable[[slice], str]:
     """A ``render`` for :meth:`SitemapWriter._place` over entries rendered one by one."""
 
@@ -149,33 +221,20 @@ class SitemapWriter:
         stylesheet: str | None = None,
         compress_level: int | None = None,
     ) -> None:
-        if protocol not in PROTOCOLS:
-            raise InvalidValueError(f"unknown protocol version {protocol!r} (0.9 or 0.84)")
-        if format not in ("xml", "txt"):
-            raise InvalidValueError(f"unknown format {format!r} (xml or txt)")
-        if not name or "/" in name or name.startswith("."):
-            raise InvalidValueError(f"bad sitemap name {name!r}")
-        self.profile = PROTOCOLS[protocol]
-        self.max_urls = self.profile.max_urls if max_urls is None else max_urls
-        self.max_bytes = self.profile.max_bytes if max_bytes is None else max_bytes
-        if not 1 <= self.max_urls <= self.profile.max_urls:
-            raise InvalidValueError(
-                f"max_urls must be between 1 and {self.profile.max_urls:,} "
-                f"(the protocol {protocol} limit), not {self.max_urls:,}"
-            )
-        if not _MIN_BYTES <= self.max_bytes <= self.profile.max_bytes:
-            raise InvalidValueError(
-                f"max_bytes must be between {_MIN_BYTES:,} and {self.profile.max_bytes:,} "
-                f"(the protocol {protocol} limit), not {self.max_bytes:,}"
-            )
-        if not base_url.endswith("/"):
-            base_url += "/"
-        try:
-            self._normalizer = URLNormalizer(base_url, keep_session_ids=keep_session_ids)
-        except InvalidURLError as exc:
-            raise InvalidValueError(f"bad base URL {base_url!r}: {exc.message}") from exc
-        assert self._normalizer.base_url is not None
-        self.base_url: str = self._normalizer.base_url
+        checked = check_options(
+            base_url=base_url,
+            max_urls=max_urls,
+            max_bytes=max_bytes,
+            name=name,
+            format=format,
+            protocol=protocol,
+            keep_session_ids=keep_session_ids,
+        )
+        self.profile = checked.profile
+        self.max_urls = checked.max_urls
+        self.max_bytes = checked.max_bytes
+        self._normalizer = checked.normalizer
+        self.base_url: str = checked.base_url
         self.out_dir = Path(out_dir)
         self.name = name
         self.format = format
@@ -602,16 +661,14 @@ class SitemapWriter:
         raw = written = 0
         suffix = self._suffix + (".gz" if self.gzip else "")
         for number, child in enumerate(self._children, start=1):
-            name = f"{self.name}-{number:05d}-{child.result.sha256[:8]}{suffix}"
+            name = child_file_name(self.name, number, child.result.sha256, suffix)
             os.replace(child.result.path, staging / name)
             names.append(name)
             refs.append(SitemapRef(loc=self.base_url + name, lastmod=child.lastmod))
             raw += child.result.raw_bytes
             written += child.result.file_bytes
         index_name = self.name + ".xml"
-        index = FileSink(staging / index_name, gzip=False)
-        index.write(render_index(self.profile, refs, stylesheet=self.stylesheet).encode("utf-8"))
-        index.close()
+        write_index(staging / index_name, self.profile, refs, stylesheet=self.stylesheet)
         self._staging.publish(names, index_name)
         return self._make_result(index_name, names, raw, written)
 
