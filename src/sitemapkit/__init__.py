@@ -26,7 +26,19 @@ from .model import (
     Video,
     VideoPrice,
 )
+from .shard import (
+    ChildFile,
+    ShardedOutput,
+    ShardedResult,
+    ShardManifest,
+    ShardOptions,
+    ShardRouter,
+    shard_of,
+    write_shard,
+    write_sharded,
+)
 from .sources import from_directory, from_urllist
+from .storage import ShardTarget
 from .urls import URLNormalizer, iri_to_uri, normalize_url
 from .writer import SitemapWriter, WriteResult
 
@@ -34,6 +46,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Alternate",
+    "ChildFile",
     "FetchError",
     "Image",
     "InvalidURLError",
@@ -43,6 +56,12 @@ __all__ = [
     "ParseError",
     "Problem",
     "PublishError",
+    "ShardManifest",
+    "ShardOptions",
+    "ShardRouter",
+    "ShardTarget",
+    "ShardedOutput",
+    "ShardedResult",
     "SitemapError",
     "SitemapRef",
     "SitemapWriter",
@@ -61,4 +80,7 @@ __all__ = [
     "iri_to_uri",
     "normalize_url",
     "parse_lastmod",
+    "shard_of",
+    "write_shard",
+    "write_sharded",
 ]

@@ -21,8 +21,10 @@ from . import __version__
 from .dates import parse_timezone
 from .errors import InvalidValueError, SitemapError, StrictError
 from .model import Problem, URLEntry
+from .shard import ShardedResult, ShardOptions, write_sharded
 from .sources import from_directory, from_urllist
 from .sources.directory import DEFAULT_INCLUDE
+from .storage import is_local, local_path
 from .writer import SitemapWriter, WriteResult
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -85,7 +87,7 @@ def cli() -> None:
     """Generate, validate, discover and read sitemaps (sitemaps.org 0.9 and Google 0.84)."""
 
 
-def _print_summary(result: WriteResult, problems: int) -> None:
+def _print_summary(result: WriteResult | ShardedResult, problems: int) -> None:
     kind = f"index of {len(result.children):,} sitemaps" if result.is_index else "sitemap"
     stdout.print(f"{result.entry_point}  ({kind}, {result.urls:,} URLs)", markup=False)
     for child in result.children:
@@ -112,9 +114,9 @@ def _print_summary(result: WriteResult, problems: int) -> None:
     "--out",
     "out_dir",
     required=True,
-    metavar="DIR",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (created if missing; published atomically).",
+    metavar="DIR|URL",
+    help="Output folder (created if missing; published atomically), or an fsspec URL "
+    "(s3://bucket/path/, gs://..., az://...), which implies --shards.",
 )
 @click.option(
     "--urls",
@@ -206,10 +208,30 @@ def _print_summary(result: WriteResult, problems: int) -> None:
     is_flag=True,
     help="Fail (exit 1, nothing published) on any left-out URL or bad input row.",
 )
+@click.option(
+    "--shards",
+    type=click.IntRange(1, 50_000),
+    metavar="N",
+    help="Spread URLs over N shards by a stable hash and write each shard's children apart "
+    "(sorted; the same files on one machine and on Dask).",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Run the shards in this process, or on Dask (needs sitemapkit[dask] and --shards).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS|local[:N]",
+    help="Dask scheduler for --engine dask: a scheduler address, or a local cluster of N "
+    "worker processes [default: local, one per core].",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def generate(
     base_url: str,
-    out_dir: Path,
+    out_dir: str,
     url_lists: tuple[str, ...],
     urls_format: Any,
     encoding: str,
@@ -226,6 +248,9 @@ def generate(
     keep_session_ids: bool,
     assume_tz: tzinfo | None,
     strict: bool,
+    shards: int | None,
+    engine: str,
+    scheduler: str | None,
     quiet: bool,
 ) -> None:
     """Write sitemaps for every URL of the given sources into OUT.
@@ -236,6 +261,10 @@ def generate(
     """
     if not url_lists and not folders:
         raise click.UsageError("give at least one source: --urls FILE or --dir DIR")
+    if engine == "dask" and shards is None:
+        raise click.UsageError("--engine dask needs --shards N")
+    if scheduler is not None and engine != "dask":
+        raise click.UsageError("--scheduler goes with --engine dask")
     problems = ProblemPrinter(strict=strict)
     sources: list[Iterable[URLEntry]] = [
         from_urllist(
@@ -243,7 +272,7 @@ def generate(
         )
         for path in url_lists
     ]
-    sources += [
+    folder_sources = [
         from_directory(
             folder,
             base_url=base_url,
@@ -254,24 +283,71 @@ def generate(
         )
         for folder in folders
     ]
-    with SitemapWriter(
-        out_dir,
-        base_url=base_url,
-        gzip=gzip,
-        max_urls=max_urls,
-        max_bytes=max_bytes,
-        name=name,
-        format=output_format,
-        protocol=protocol,
-        keep_session_ids=keep_session_ids,
-        strict=strict,
-        assume_tz=assume_tz,
-    ) as writer:
-        entries = itertools.chain.from_iterable(sources)
-        writer.add_all(entries if quiet else _with_progress(entries, "generating"))
+    options = {
+        "base_url": base_url,
+        "gzip": gzip,
+        "max_urls": max_urls,
+        "max_bytes": max_bytes,
+        "name": name,
+        "format": output_format,
+        "protocol": protocol,
+        "keep_session_ids": keep_session_ids,
+        "strict": strict,
+        "assume_tz": assume_tz,
+    }
+    result: WriteResult | ShardedResult
+    if engine == "dask":
+        assert shards is not None
+        result = _generate_on_dask(url_lists, folder_sources, out_dir, shards, scheduler, options)
+    else:
+        chained = itertools.chain.from_iterable([*sources, *folder_sources])
+        entries = chained if quiet else _with_progress(chained, "generating")
+        if shards is None and is_local(out_dir):
+            with SitemapWriter(local_path(out_dir), **options) as writer:
+                writer.add_all(entries)
+            result = writer.result
+        else:
+            result = write_sharded(entries, out_dir, ShardOptions(shards=shards or 1, **options))
     problems.finish()
     if not quiet:
-        _print_summary(writer.result, problems.count)
+        _print_summary(result, problems.count)
+
+
+def _generate_on_dask(
+    url_lists: tuple[str, ...],
+    folder_sources: list[Iterator[URLEntry]],
+    out: str,
+    shards: int,
+    scheduler: str | None,
+    options: dict[str, Any],
+) -> ShardedResult:
+    """Read the URL lists on the cluster (fsspec URLs and globs), the folders here."""
+    try:
+        import dask.bag as db
+
+        from . import dask as on_dask
+    except ImportError as exc:
+        raise click.UsageError(
+            f"--engine dask needs the dask extra: pip install 'sitemapkit[dask]' ({exc})"
+        ) from exc
+    if "-" in url_lists:
+        raise click.UsageError("--engine dask reads files, not standard input")
+    with on_dask.connect(scheduler):
+        parts: list[Any] = []
+        if url_lists:
+            assume_tz, strict = options["assume_tz"], options["strict"]
+            parts.append(on_dask.read_urls(url_lists, assume_tz=assume_tz, strict=strict))
+        local = [entry for source in folder_sources for entry in source]
+        if local:
+            parts.append(db.from_sequence(local, partition_size=100_000))
+        data = parts[0] if len(parts) == 1 else db.concat([_as_bag(part) for part in parts])
+        return on_dask.write_sitemaps(data, out=out, shards=shards, **options)
+
+
+def _as_bag(data: Any) -> Any:
+    import dask.bag as db
+
+    return data if isinstance(data, db.Bag) else data.to_bag(format="dict")
 
 
 def _fail(message: str, code: int) -> NoReturn:

@@ -36,10 +36,17 @@ import pandas as pd
 from .dates import format_lastmod
 from .errors import SitemapError, SourceError, StrictError
 from .model import Problem, URLEntry
-from .shard import ShardedOutput, ShardedResult, ShardManifest, ShardOptions, ShardRouter, write_shard
-from .shard import ShardTarget as ShardTarget  # re-exported for engines built on this module
+from .shard import (
+    ShardedOutput,
+    ShardedResult,
+    ShardManifest,
+    ShardOptions,
+    ShardRouter,
+    write_shard,
+)
 from .sources._common import FieldParser
 from .sources.urllist import _detect_format, _entry, _read_jsonl, _read_text
+from .storage import ShardTarget
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -61,7 +68,7 @@ def _is_missing(value: object) -> bool:
     if value is None:
         return True
     try:
-        return bool(pd.isna(value))  # type: ignore[call-overload]
+        return bool(pd.isna(value))
     except (TypeError, ValueError):
         return False
 
@@ -162,7 +169,7 @@ def _route(
     return out[_ROUTED]
 
 
-def _entries(group: pd.DataFrame) -> list[str | URLEntry]:
+def _entries(group: pd.DataFrame) -> Sequence[str | URLEntry]:
     """The shard's rows back as URLs or entries, in input order."""
     locs: list[str] = group["loc"].tolist()
     lastmods = [_text(value) for value in group["lastmod"].tolist()]
@@ -403,6 +410,7 @@ def connect(scheduler: str | None = None) -> Iterator[Client]:
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=None,
+                silence_logs=logging.ERROR,  # shuffle progress is logged as warnings
             ) as cluster,
             Client(cluster) as client,
         ):

@@ -255,11 +255,8 @@ class _ShardFiles(SitemapWriter):
             result = child.result
             name = child_file_name(self.name, number, result.sha256, suffix)
             os.replace(result.path, self.files_dir / name)
-            self.files.append(
-                ChildFile(
-                    name, child.urls, child.lastmod, result.raw_bytes, result.file_bytes, result.sha256
-                )
-            )
+            sizes = (result.raw_bytes, result.file_bytes)
+            self.files.append(ChildFile(name, child.urls, child.lastmod, *sizes, result.sha256))
         names = [child.name for child in self.files]
         raw = sum(child.raw_bytes for child in self.files)
         written = sum(child.file_bytes for child in self.files)

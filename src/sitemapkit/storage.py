@@ -19,6 +19,7 @@ so a client would get XML under a ``.gz`` name and some would try to inflate it 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -154,8 +155,7 @@ class RemoteFolder:
             return None
 
     def remove(self, names: Iterable[str]) -> None:
+        # A name gone already, or not ours to remove, is left for the next run.
         for name in sorted(names):
-            try:
+            with contextlib.suppress(OSError):
                 self.fs.rm_file(self.path(name))
-            except OSError:
-                pass  # gone already, or not ours to remove: the next run tries again
