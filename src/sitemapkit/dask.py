@@ -247,6 +247,7 @@ def write_sitemaps(
     compress_level: int | None = None,
     loc_column: str = "loc",
     storage_options: Mapping[str, Any] | None = None,
+    shuffle_method: str | None = None,
 ) -> ShardedResult:
     """Write the sitemaps of every URL in ``data`` to ``out`` on the current Dask scheduler.
 
@@ -257,7 +258,9 @@ def write_sitemaps(
     :class:`~sitemapkit.SitemapWriter`. Runs on the active ``distributed.Client`` if there
     is one, else on Dask's default scheduler. Nothing is published unless every shard was
     written; the files equal those of :func:`~sitemapkit.shard.write_sharded` with the
-    same ``shards``.
+    same ``shards``. ``shuffle_method`` goes to Dask (``"p2p"``, ``"tasks"``, ``"disk"``;
+    by default P2P on a distributed cluster, which needs workers: on the threaded
+    scheduler pass ``"tasks"``).
     """
     options = ShardOptions(
         base_url=base_url,
@@ -281,7 +284,7 @@ def write_sitemaps(
         frame = _as_frame(data, loc_column, assume_tz)
         routed = frame.map_partitions(_route, options, meta=_meta(_ROUTED))
         divisions = [*range(shards), shards - 1]
-        by_shard = routed.set_index("_shard", divisions=divisions)
+        by_shard = routed.set_index("_shard", divisions=divisions, shuffle_method=shuffle_method)
         writes = [
             dask.delayed(_write_partition, pure=True)(part, options, output.target)
             for part in by_shard.to_delayed()
