@@ -37,12 +37,13 @@ from .dates import format_lastmod
 from .errors import SitemapError, SourceError, StrictError
 from .model import Problem, URLEntry
 from .shard import (
+    Columns,
     ShardedOutput,
     ShardedResult,
     ShardManifest,
     ShardOptions,
     ShardRouter,
-    write_shard,
+    write_columns,
 )
 from .sources._common import FieldParser
 from .sources.urllist import _detect_format, _entry, _read_jsonl, _read_text
@@ -65,26 +66,26 @@ def _meta(columns: Sequence[str]) -> pd.DataFrame:
 
 
 def _is_missing(value: object) -> bool:
-    if value is None:
+    """None, NaN, pandas' NA or NaT: what an empty cell holds."""
+    if value is None or value is pd.NA or value is pd.NaT:
         return True
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):
-        return False
+    return isinstance(value, float) and value != value
 
 
 def _lastmod_text(value: object, assume_tz: tzinfo | None) -> str | None:
     """A lastmod as W3C text (strings are kept as given: the shard writer checks them)."""
+    if type(value) is str:
+        return value if value.strip() else None
     if _is_missing(value):
         return None
-    if isinstance(value, str):
-        return value if value.strip() else None
     if isinstance(value, date | datetime):
         return format_lastmod(value, assume_tz=assume_tz)
     raise SitemapError(f"lastmod must be a date, datetime or str, not {type(value).__name__}")
 
 
 def _text(value: object) -> str | None:
+    if type(value) is str:
+        return value if value.strip() else None
     if _is_missing(value):
         return None
     text = str(value)
@@ -132,77 +133,64 @@ def _bag_frame(items: Sequence[object], assume_tz: tzinfo | None) -> list[tuple[
     return [_record(item, assume_tz) for item in items]
 
 
-def _standard_frame(pdf: pd.DataFrame, loc_column: str, assume_tz: tzinfo | None) -> pd.DataFrame:
-    """The standard columns from a user's frame: ``loc`` plus whatever attributes it has."""
+def _route(
+    pdf: pd.DataFrame,
+    options: ShardOptions,
+    loc_column: str,
+    partition_info: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One input partition as standard columns, normalised, ordered and routed."""
     if loc_column not in pdf.columns:
         raise SitemapError(f"no {loc_column!r} column (found: {', '.join(map(str, pdf.columns))})")
     size = len(pdf)
+    if size >= 1 << _ORDER_BITS:
+        raise SitemapError(f"an input partition holds {size:,} rows; split it")
+    number = 0 if partition_info is None else int(partition_info["number"])
+    assume_tz = options.assume_tz
 
     def column(name: str, convert: Callable[[object], object], empty: object) -> list[object]:
         if name not in pdf.columns:
             return [empty] * size
         return [convert(value) for value in pdf[name].tolist()]
 
+    locs = [value if type(value) is str else str(value) for value in pdf[loc_column].tolist()]
+    routed, shards = ShardRouter(options).route_many(locs)
     return pd.DataFrame(
         {
-            "loc": [value if isinstance(value, str) else str(value) for value in pdf[loc_column]],
-            "lastmod": column("lastmod", lambda value: _lastmod_text(value, assume_tz), None),
-            "changefreq": column("changefreq", _text, None),
+            "loc": pd.Series(routed, dtype=object),
+            "lastmod": pd.Series(
+                column("lastmod", lambda value: _lastmod_text(value, assume_tz), None),
+                dtype=object,
+            ),
+            "changefreq": pd.Series(column("changefreq", _text, None), dtype=object),
             "priority": pd.Series(column("priority", _priority, math.nan), dtype="float64"),
-            "entry": [None] * size,
-        },
-        index=pd.RangeIndex(size),
-    ).astype({"loc": object, "lastmod": object, "changefreq": object, "entry": object})
+            "entry": pd.Series(column("entry", lambda value: value, None), dtype=object),
+            "_order": pd.RangeIndex(size) + (number << _ORDER_BITS),
+            "_shard": pd.Series(shards, dtype="int64"),
+        }
+    )
 
 
-def _route(
-    pdf: pd.DataFrame, options: ShardOptions, partition_info: Mapping[str, Any] | None = None
-) -> pd.DataFrame:
-    number = 0 if partition_info is None else int(partition_info["number"])
-    if len(pdf) >= 1 << _ORDER_BITS:
-        raise SitemapError(f"an input partition holds {len(pdf):,} rows; split it")
-    routed, shards = ShardRouter(options).route_many(pdf["loc"].tolist())
-    out = pdf.reset_index(drop=True)
-    out["loc"] = pd.Series(routed, dtype=object)
-    out["_order"] = pd.RangeIndex(len(out)) + (number << _ORDER_BITS)
-    out["_shard"] = pd.Series(shards, dtype="int64")
-    return out[_ROUTED]
-
-
-def _entries(group: pd.DataFrame) -> Sequence[str | URLEntry]:
-    """The shard's rows back as URLs or entries, in input order."""
+def _shard_columns(group: pd.DataFrame) -> Columns:
+    """The shard's rows as the shard writer's columns, in input order."""
     locs: list[str] = group["loc"].tolist()
-    lastmods = [_text(value) for value in group["lastmod"].tolist()]
-    changefreqs = [_text(value) for value in group["changefreq"].tolist()]
-    priorities = group["priority"].tolist()
-    pickled = group["entry"].tolist()
-    if (
-        lastmods.count(None) == len(locs)
-        and changefreqs.count(None) == len(locs)
-        and all(math.isnan(value) for value in priorities)
-        and all(_is_missing(value) for value in pickled)
-    ):
-        return locs
-    entries: list[str | URLEntry] = []
-    for loc, lastmod, changefreq, priority, blob in zip(
-        locs, lastmods, changefreqs, priorities, pickled, strict=True
-    ):
+
+    def optional(values: list[Any]) -> list[Any] | None:
+        return None if values.count(None) == len(values) else values
+
+    priorities = [None if math.isnan(value) else value for value in group["priority"].tolist()]
+    whole: dict[int, URLEntry] = {}
+    for position, blob in enumerate(group["entry"].tolist()):
         if isinstance(blob, bytes):
             entry: URLEntry = pickle.loads(blob)  # noqa: S301 - pickled by _record above
-            entry.loc = loc
-            entries.append(entry)
-        elif lastmod is None and changefreq is None and math.isnan(priority):
-            entries.append(loc)
-        else:
-            entries.append(
-                URLEntry(
-                    loc,
-                    lastmod=lastmod,
-                    changefreq=changefreq,
-                    priority=None if math.isnan(priority) else priority,
-                )
-            )
-    return entries
+            whole[position] = entry
+    return (
+        locs,
+        optional([_text(value) for value in group["lastmod"].tolist()]),
+        optional([_text(value) for value in group["changefreq"].tolist()]),
+        optional(priorities),
+        whole,
+    )
 
 
 def _write_partition(
@@ -212,19 +200,17 @@ def _write_partition(
         return []
     pdf = pdf.sort_values("_order", kind="stable")
     return [
-        write_shard(_entries(group), int(shard), target=target, options=options)
+        write_columns(_shard_columns(group), int(shard), target=target, options=options)
         for shard, group in pdf.groupby(level=0, sort=True)
     ]
 
 
-def _as_frame(
-    data: dd.DataFrame | db.Bag, loc_column: str, assume_tz: tzinfo | None
-) -> dd.DataFrame:
+def _as_frame(data: dd.DataFrame | db.Bag, assume_tz: tzinfo | None) -> dd.DataFrame:
     if isinstance(data, db.Bag):
         rows = data.map_partitions(_bag_frame, assume_tz)
         return rows.to_dataframe(meta=_meta(_COLUMNS))
     if isinstance(data, dd.DataFrame):
-        return data.map_partitions(_standard_frame, loc_column, assume_tz, meta=_meta(_COLUMNS))
+        return data
     raise TypeError(f"expected a Dask DataFrame or Bag, not {type(data).__name__}")
 
 
@@ -281,8 +267,9 @@ def write_sitemaps(
         dask.config.set({"dataframe.convert-string": False}),
         ShardedOutput(out, options, storage_options=storage_options) as output,
     ):
-        frame = _as_frame(data, loc_column, assume_tz)
-        routed = frame.map_partitions(_route, options, meta=_meta(_ROUTED))
+        frame = _as_frame(data, assume_tz)
+        column = "loc" if isinstance(data, db.Bag) else loc_column
+        routed = frame.map_partitions(_route, options, column, meta=_meta(_ROUTED))
         divisions = [*range(shards), shards - 1]
         by_shard = routed.set_index("_shard", divisions=divisions, shuffle_method=shuffle_method)
         writes = [

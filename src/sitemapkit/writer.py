@@ -16,7 +16,7 @@ from itertools import accumulate, chain, repeat
 from operator import add
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Literal, Self
+from typing import ClassVar, Final, Literal, Self
 
 from ._fingerprints import FingerprintSet
 from .compression import FileSink, SinkResult
@@ -203,6 +203,9 @@ class SitemapWriter:
     >>> w.result.urls
     2
     """
+
+    #: Whether one file alone may become the entry point (a subclass writing parts says no).
+    _single_file_possible: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -594,7 +597,7 @@ class SitemapWriter:
                 f"may list at most {self.profile.max_sitemaps:,} (protocol {self.profile.version})"
             )
         # The first file might stay the only one, the plain entry point: compress it later.
-        compress = self.gzip and number > 1
+        compress = self.gzip and (number > 1 or not self._single_file_possible)
         sink = FileSink(
             self._staging.path / f"part-{number:05d}", gzip=compress, level=self._compress_level
         )
