@@ -6,6 +6,7 @@ import gzip
 import logging
 import os
 import signal
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -146,6 +147,24 @@ def test_parquet_run_is_schema_valid_and_reads_back(
         if row["loc"].startswith((BASE, "/"))
     }
     assert sorted(urls) == sorted(expected)
+
+
+def test_sql_table_run_equals_generate_shards(
+    client: Client, inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    database = tmp_path / "catalogue.sqlite"
+    with sqlite3.connect(database) as connection:
+        connection.execute(
+            "CREATE TABLE pages (id INTEGER PRIMARY KEY, loc TEXT, lastmod TEXT, "
+            "changefreq TEXT, priority TEXT)"
+        )
+        connection.executemany(
+            "INSERT INTO pages (loc, lastmod, changefreq, priority) VALUES (?, ?, ?, ?)",
+            [(r["loc"], r["lastmod"], r["changefreq"], r["priority"]) for r in rows()],
+        )
+    frame = dd.read_sql_table("pages", f"sqlite:///{database}", index_col="id", npartitions=5)
+    write_sitemaps(frame, base_url=BASE, out=tmp_path / "out", shards=SHARDS, max_urls=MAX_URLS)
+    assert files(tmp_path / "out") == files(inputs["reference"])
 
 
 def test_bag_of_entries_with_extensions_equals_the_single_run(
