@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 from datetime import date, timedelta
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import fsspec
 import pytest
+from click.testing import CliRunner, Result
 from lxml import etree
 
 from sitemapkit import (
@@ -33,6 +35,7 @@ from sitemapkit import (
     write_shard,
     write_sharded,
 )
+from sitemapkit.cli import cli
 from sitemapkit.storage import content_type, upload_options
 from tests.oracles import assert_schema_valid, usp_urls
 
@@ -306,3 +309,52 @@ def test_usp_reads_a_sharded_set(tmp_path: Path, serve_dir) -> None:  # type: ig
     urls = [f"{base}p/{i}" for i in range(120)]
     write_sharded(urls, tmp_path, ShardOptions(base_url=base, shards=3, max_urls=25))
     assert sorted(usp_urls(base + "sitemap.xml")) == sorted(urls)
+
+
+def run_cli(*args: str) -> Result:
+    return CliRunner().invoke(cli, ["generate", "--base-url", BASE, *args])
+
+
+def test_cli_shards_prints_the_set_and_equals_the_library(tmp_path: Path) -> None:
+    urls = tmp_path / "urls.txt"
+    urls.write_text("".join(f"/p/{i} lastmod=2024-05-0{1 + i % 9}\n" for i in range(500)))
+    result = run_cli(
+        "--urls", str(urls), "--out", str(tmp_path / "cli"), "--shards", "3", "--max-urls", "100"
+    )
+    assert result.exit_code == 0, result.output
+    assert f"{tmp_path / 'cli' / 'sitemap.xml'}  (index of " in result.output
+    assert "written: 500 URLs" in result.output
+    entries = [URLEntry(f"/p/{i}", lastmod=date(2024, 5, 1 + i % 9)) for i in range(500)]
+    options = ShardOptions(base_url=BASE, shards=3, max_urls=100)
+    write_sharded(entries, tmp_path / "library", options)
+    assert files(tmp_path / "cli") == files(tmp_path / "library")
+
+
+def test_cli_object_store_url_implies_shards(tmp_path: Path) -> None:
+    urls = tmp_path / "urls.txt"
+    urls.write_text("/a\n/b\n")
+    result = run_cli("--urls", str(urls), "--out", "memory://cli/out", "--quiet")
+    assert result.exit_code == 0, result.output
+    names = sorted(memory_files("/cli/out"))
+    assert names[0] == ".sitemap.sitemapkit.json"
+    assert re.fullmatch(CHILD, names[1])
+    assert names[2] == "sitemap.xml"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--engine", "dask"], "--engine dask needs --shards N"),
+        (["--scheduler", "local:2"], "--scheduler goes with --engine dask"),
+        (["--engine", "dask", "--shards", "2", "--urls", "-"], "reads files, not standard input"),
+        (["--shards", "0"], "0 is not in the range"),
+    ],
+)
+def test_cli_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    urls = tmp_path / "urls.txt"
+    urls.write_text("/a\n")
+    extra = [] if "--urls" in args else ["--urls", str(urls)]
+    result = run_cli(*extra, *args, "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not (tmp_path / "out" / "sitemap.xml").exists()
