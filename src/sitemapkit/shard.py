@@ -29,7 +29,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import tzinfo
+from datetime import date, datetime, tzinfo
 from hashlib import blake2b
 from itertools import islice
 from pathlib import Path
@@ -307,7 +307,7 @@ def write_shard(
 #: then the entries with extensions whole, by position.
 Columns = tuple[
     list[str],
-    list[object] | None,
+    list[str | date | datetime | None] | None,
     list[str | None] | None,
     list[float | None] | None,
     dict[int, URLEntry],
@@ -316,7 +316,7 @@ Columns = tuple[
 
 def _columns(entries: list[str | URLEntry]) -> Columns:
     locs: list[str] = []
-    lastmods: list[object] = []
+    lastmods: list[str | date | datetime | None] = []
     changefreqs: list[str | None] = []
     priorities: list[float | None] = []
     whole: dict[int, URLEntry] = {}
@@ -424,7 +424,7 @@ def write_columns(
                         continue
                     add(
                         loc,
-                        lastmod=None if lastmods is None else lastmods[position],  # type: ignore[arg-type]
+                        lastmod=None if lastmods is None else lastmods[position],
                         changefreq=None if changefreqs is None else changefreqs[position],
                         priority=None if priorities is None else priorities[position],
                     )
