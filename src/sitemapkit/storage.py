@@ -133,8 +133,10 @@ class RemoteFolder:
         Child names carry a hash of their bytes, so such an object is the same child, and
         leaving it alone keeps its ``Last-Modified`` (what crawlers see as unchanged).
         """
+        path = self.path(name)
+        self.fs.invalidate_cache(path)  # listings cached by s3fs and others may be stale
         try:
-            if self.fs.size(self.path(name)) == size:
+            if self.fs.size(path) == size:
                 return
         except (OSError, ValueError):
             pass
@@ -142,6 +144,7 @@ class RemoteFolder:
 
     def names(self) -> set[str]:
         """The file names directly under the prefix."""
+        self.fs.invalidate_cache(self.root)  # other processes wrote here since any listing
         try:
             listing = self.fs.ls(self.root, detail=False)
         except FileNotFoundError:
