@@ -241,8 +241,8 @@ class ShardRouter:
 class _ShardFiles(SitemapWriter):
     """The writer's cutting, markup and gzip, producing one shard's numbered children.
 
-    Instead of publishing, closing compresses every child (when gzipping), names it with
-    the shard's stem and moves it to ``files_dir``.
+    Every file is a child, gzipped from the start when gzipping; instead of publishing,
+    closing names each with the shard's stem and moves it to ``files_dir``.
     """
 
     def __init__(self, scratch: Path, shard: int, options: ShardOptions) -> None:
