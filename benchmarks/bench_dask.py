@@ -236,6 +236,13 @@ def report(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> N
     if "writer" in runs:
         for name in runs:
             print(f"{name} / writer wall time: {median[name] / median['writer']:.2f}")
+    for name in ("dask-1", "dask-2"):
+        if name in runs:
+            work = statistics.median(sum(r["busy"].values()) for r in runs[name])
+            print(
+                f"{name}: worker compute time {work:,.1f} s in {median[name]:,.1f} s of wall "
+                f"time ({work / median[name]:.2f} workers busy on average)"
+            )
     if "dask-1" in runs:
         one = runs["dask-1"][0]
         startup = statistics.median(r["startup"] for r in runs["dask-1"])

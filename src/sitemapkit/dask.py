@@ -133,6 +133,16 @@ def _bag_frame(items: Sequence[object], assume_tz: tzinfo | None) -> list[tuple[
     return [_record(item, assume_tz) for item in items]
 
 
+def _lastmods(pdf: pd.DataFrame, assume_tz: tzinfo | None) -> list[str | None]:
+    """The lastmod column as text; text cells (the usual case) cost no call."""
+    if "lastmod" not in pdf.columns:
+        return [None] * len(pdf)
+    return [
+        value if type(value) is str and value.strip() else _lastmod_text(value, assume_tz)
+        for value in pdf["lastmod"].tolist()
+    ]
+
+
 def _route(
     pdf: pd.DataFrame,
     options: ShardOptions,
@@ -158,10 +168,7 @@ def _route(
     return pd.DataFrame(
         {
             "loc": pd.Series(routed, dtype=object),
-            "lastmod": pd.Series(
-                column("lastmod", lambda value: _lastmod_text(value, assume_tz), None),
-                dtype=object,
-            ),
+            "lastmod": pd.Series(_lastmods(pdf, assume_tz), dtype=object),
             "changefreq": pd.Series(column("changefreq", _text, None), dtype=object),
             "priority": pd.Series(column("priority", _priority, math.nan), dtype="float64"),
             "entry": pd.Series(column("entry", lambda value: value, None), dtype=object),
@@ -171,24 +178,35 @@ def _route(
     )
 
 
+def _column(group: pd.DataFrame, name: str) -> list[Any] | None:
+    """A column's values with every missing one as None; None when all are missing."""
+    series = group[name]
+    missing = series.isna().to_numpy()
+    if missing.all():
+        return None
+    values: list[Any] = series.tolist()
+    if not missing.any():
+        return values
+    return [None if gap else value for value, gap in zip(values, missing.tolist(), strict=True)]
+
+
 def _shard_columns(group: pd.DataFrame) -> Columns:
-    """The shard's rows as the shard writer's columns, in input order."""
-    locs: list[str] = group["loc"].tolist()
+    """The shard's rows as the shard writer's columns, in input order.
 
-    def optional(values: list[Any]) -> list[Any] | None:
-        return None if values.count(None) == len(values) else values
-
-    priorities = [None if math.isnan(value) else value for value in group["priority"].tolist()]
+    Routing made every lastmod text or missing, so values are taken as they are.
+    """
     whole: dict[int, URLEntry] = {}
-    for position, blob in enumerate(group["entry"].tolist()):
-        if isinstance(blob, bytes):
-            entry: URLEntry = pickle.loads(blob)  # noqa: S301 - pickled by _record above
-            whole[position] = entry
+    blobs = _column(group, "entry")
+    if blobs is not None:
+        for position, blob in enumerate(blobs):
+            if isinstance(blob, bytes):
+                entry: URLEntry = pickle.loads(blob)  # noqa: S301 - pickled by _record above
+                whole[position] = entry
     return (
-        locs,
-        optional([_text(value) for value in group["lastmod"].tolist()]),
-        optional([_text(value) for value in group["changefreq"].tolist()]),
-        optional(priorities),
+        group["loc"].tolist(),
+        _column(group, "lastmod"),
+        _column(group, "changefreq"),
+        _column(group, "priority"),
         whole,
     )
 

@@ -265,6 +265,7 @@ class _ShardFiles(SitemapWriter):
         self.files: list[ChildFile] = []
 
     _single_file_possible = False  # every child is a child: gzipped from the start
+    _trusted_input = True  # write_columns normalised and de-duplicated them
 
     def _publish(self) -> WriteResult:
         suffix = self._suffix + (".gz" if self.gzip else "")

@@ -206,6 +206,8 @@ class SitemapWriter:
 
     #: Whether one file alone may become the entry point (a subclass writing parts says no).
     _single_file_possible: ClassVar[bool] = True
+    #: Whether URLs arrive normalised, in scope and unique (a subclass that checked them).
+    _trusted_input: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -393,7 +395,7 @@ class SitemapWriter:
             return
         self._locs, self._lms, self._extras = [], [], {}
         positions: list[int] | None = None  # original batch positions of what is kept
-        if not self._normalizer.batch_is_normal(locs):
+        if not self._trusted_input and not self._normalizer.batch_is_normal(locs):
             positions, normal = [], []
             for position, result in enumerate(self._normalizer.normalize_many(locs)):
                 if type(result) is str:
@@ -403,8 +405,8 @@ class SitemapWriter:
                     assert isinstance(result, InvalidURLError)
                     self._skip(result.reason, locs[position], result.message)
             locs = normal
-        fresh = self._fingerprints.add_many(locs)
-        if len(fresh) != len(locs):
+        fresh = None if self._trusted_input else self._fingerprints.add_many(locs)
+        if fresh is not None and len(fresh) != len(locs):
             kept = set(fresh)
             for index, loc in enumerate(locs):
                 if index not in kept:
