@@ -75,6 +75,11 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def digest(folder: Path) -> str:
     hasher = hashlib.sha256()
     for path in sorted(folder.iterdir()):
@@ -157,11 +162,13 @@ def run_dask(data: Path, out: Path, shards: int, workers: int) -> dict[str, Any]
             if str(task["key"]).startswith("_write_partition")
         ]
         worker_rss = client.run(peak_rss_mb)
+        worker_cpu = client.run(cpu_seconds)
     return {
         "seconds": seconds,
         "startup": startup,
         "urls": result.urls,
         "worker_rss_mb": sorted(worker_rss.values()),
+        "worker_cpu": sum(worker_cpu.values()),
         "busy": busy,
         "write_task_seconds": sorted(write_tasks),
     }
@@ -239,9 +246,11 @@ def report(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> N
     for name in ("dask-1", "dask-2"):
         if name in runs:
             work = statistics.median(sum(r["busy"].values()) for r in runs[name])
+            cpu = statistics.median(r["worker_cpu"] for r in runs[name])
             print(
                 f"{name}: worker compute time {work:,.1f} s in {median[name]:,.1f} s of wall "
-                f"time ({work / median[name]:.2f} workers busy on average)"
+                f"time ({work / median[name]:.2f} workers busy on average), worker CPU time "
+                f"{cpu:,.1f} s (start-up included)"
             )
     if "dask-1" in runs:
         one = runs["dask-1"][0]
