@@ -136,7 +136,7 @@ def run_dask(data: Path, out: Path, shards: int, workers: int) -> dict[str, Any]
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         ) as cluster,
         Client(cluster) as client,

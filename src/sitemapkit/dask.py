@@ -417,7 +417,7 @@ def connect(scheduler: str | None = None) -> Iterator[Client]:
                 n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
+                dashboard_address=":0",  # a free port: 8787 may be taken
                 silence_logs=logging.ERROR,  # shuffle progress is logged as warnings
             ) as cluster,
             Client(cluster) as client,
