@@ -230,6 +230,19 @@ def test_cli_engine_dask_reads_parquet_globs(
     assert files(tmp_path / "csv") == files(inputs["reference"])
 
 
+def test_cli_engine_dask_takes_folders(client: Client, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "docs").mkdir(parents=True)
+    for page in ("index.html", "docs/a.html", "docs/b.html"):
+        (site / page).write_text("<html><title>page</title></html>")
+    address = client.scheduler.address
+    common = ["--shards", "2", "--dir", str(site)]
+    generate("--engine", "dask", "--scheduler", address, *common, "--out", str(tmp_path / "dask"))
+    generate(*common, "--out", str(tmp_path / "local"))
+    assert files(tmp_path / "dask") == files(tmp_path / "local")
+    assert len(files(tmp_path / "dask")) >= 3
+
+
 def test_read_urls_text_formats(client: Client, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text(f"# comment\n{BASE}a lastmod=2024-05-01\n\n/b\n")
     (tmp_path / "b.jsonl").write_text('{"loc": "/c", "priority": 0.5}\nnot json\n')
