@@ -137,6 +137,15 @@ CONTENDERS: dict[str, Callable[..., object]] = {
 }
 
 
+def _peak_rss() -> int:
+    """This process's peak RSS in bytes (VmHWM: unlike ru_maxrss, not inherited over exec)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def child(name: str, count: int) -> None:
     """Run one contender in this process and print its figures as JSON."""
     out = Path(tempfile.mkdtemp(prefix="bench-writer-"))
@@ -148,7 +157,7 @@ def child(name: str, count: int) -> None:
             raw_bytes, elapsed = outcome
         else:
             raw_bytes = int(outcome)  # type: ignore[call-overload]
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        rss = _peak_rss()
         print(json.dumps({"seconds": elapsed, "bytes": raw_bytes, "rss": rss}))
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -3,8 +3,12 @@
 The public API is re-exported here; modules behind it may change shape.
 """
 
+from .config import load_settings, read_config
 from .dates import format_lastmod, parse_lastmod
+from .diff import Change, diff_sitemaps
+from .discover import DiscoveredSitemap, discover, find_sitemaps
 from .errors import (
+    ConfigError,
     FetchError,
     InvalidURLError,
     InvalidValueError,
@@ -16,15 +20,30 @@ from .errors import (
     StrictError,
     UnsafeContentError,
 )
+from .fetch import Fetched, Fetcher, FetchSettings
+from .filters import FilterRule, URLFilter, filter_entries
 from .model import (
     Alternate,
     Image,
     News,
     Problem,
     SitemapRef,
+    TVShow,
     URLEntry,
     Video,
+    VideoId,
     VideoPrice,
+)
+from .reader import Entry, Reader, ReadLimits, ReadStats, iter_urls, parse
+from .robots import update_robots_txt
+from .settings import (
+    AccessLogSource,
+    DirectorySource,
+    GenerateResult,
+    GenerateSettings,
+    SitemapSource,
+    URLListSource,
+    generate,
 )
 from .shard import (
     ChildFile,
@@ -37,25 +56,54 @@ from .shard import (
     write_shard,
     write_sharded,
 )
-from .sources import from_directory, from_urllist
+from .sources import from_access_log, from_directory, from_urllist
 from .storage import ShardTarget
+from .submit import (
+    IndexNowResult,
+    SubmitSettings,
+    announce,
+    ensure_indexnow_key,
+    generate_indexnow_key,
+    ping_sitemap,
+    submit_indexnow,
+)
 from .urls import URLNormalizer, iri_to_uri, normalize_url
+from .validate import Issue, Report, Severity, validate
 from .writer import SitemapWriter, WriteResult
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessLogSource",
     "Alternate",
+    "Change",
     "ChildFile",
+    "ConfigError",
+    "DirectorySource",
+    "DiscoveredSitemap",
+    "Entry",
     "FetchError",
+    "FetchSettings",
+    "Fetched",
+    "Fetcher",
+    "FilterRule",
+    "GenerateResult",
+    "GenerateSettings",
     "Image",
+    "IndexNowResult",
     "InvalidURLError",
     "InvalidValueError",
+    "Issue",
     "LimitError",
     "News",
     "ParseError",
     "Problem",
     "PublishError",
+    "ReadLimits",
+    "ReadStats",
+    "Reader",
+    "Report",
+    "Severity",
     "ShardManifest",
     "ShardOptions",
     "ShardRouter",
@@ -64,23 +112,46 @@ __all__ = [
     "ShardedResult",
     "SitemapError",
     "SitemapRef",
+    "SitemapSource",
     "SitemapWriter",
     "SourceError",
     "StrictError",
+    "SubmitSettings",
+    "TVShow",
     "URLEntry",
+    "URLFilter",
+    "URLListSource",
     "URLNormalizer",
     "UnsafeContentError",
     "Video",
+    "VideoId",
     "VideoPrice",
     "WriteResult",
     "__version__",
+    "announce",
+    "diff_sitemaps",
+    "discover",
+    "ensure_indexnow_key",
+    "filter_entries",
+    "find_sitemaps",
     "format_lastmod",
+    "from_access_log",
     "from_directory",
     "from_urllist",
+    "generate",
+    "generate_indexnow_key",
     "iri_to_uri",
+    "iter_urls",
+    "load_settings",
     "normalize_url",
+    "parse",
     "parse_lastmod",
+    "ping_sitemap",
+    "read_config",
     "shard_of",
+    "submit_indexnow",
+    "update_robots_txt",
+    "validate",
     "write_shard",
     "write_sharded",
 ]

@@ -7,25 +7,47 @@ traceback.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import itertools
+import json
+import operator
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from datetime import tzinfo
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
+from click.core import ParameterSource
 from rich.console import Console
 
 from . import __version__
+from .config import load_settings, load_submit_settings, write_example_config
 from .dates import parse_timezone
+from .diff import Change, diff_sitemaps
+from .discover import find_sitemaps
 from .errors import InvalidValueError, SitemapError, StrictError
+from .fetch import DEFAULT_MAX_BYTES, FetchSettings
+from .filters import FilterAction, FilterRule
 from .model import Problem, URLEntry
-from .shard import ShardedResult, ShardOptions, write_sharded
-from .sources import from_directory, from_urllist
+from .reader import Reader, ReadLimits, ReadStats
+from .robots import update_robots_txt
+from .settings import (
+    AccessLogSource,
+    DirectorySource,
+    GenerateResult,
+    GenerateSettings,
+    SitemapSource,
+    Source,
+    URLListSource,
+)
+from .settings import generate as run_generate
+from .sources import from_urllist
+from .sources.accesslog import DEFAULT_BOT_AGENTS
 from .sources.directory import DEFAULT_INCLUDE
 from .storage import is_local, local_path
-from .writer import SitemapWriter, WriteResult
+from .submit import INDEXNOW_ENDPOINT, IndexNowBatch, announce, is_retired_ping
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 T = TypeVar("T")
@@ -54,16 +76,16 @@ class ProblemPrinter:
             stderr.print(f"warning: {self.count - self.shown:,} more problems not shown")
 
 
-def _timezone(_ctx: click.Context, _param: click.Parameter, value: str | None) -> tzinfo | None:
-    if value is None:
-        return None
-    try:
-        return parse_timezone(value)
-    except InvalidValueError as exc:
-        raise click.BadParameter(exc.message) from exc
+def _timezone(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        try:
+            parse_timezone(value)
+        except InvalidValueError as exc:
+            raise click.BadParameter(exc.message) from exc
+    return value
 
 
-def _with_progress(entries: Iterable[T], label: str) -> Iterator[T]:
+def _with_progress(entries: Iterable[T], label: str = "generating") -> Iterator[T]:
     """Count entries on a live line on stderr, when stderr is a terminal."""
     if not stderr.is_terminal:
         yield from entries
@@ -87,7 +109,8 @@ def cli() -> None:
     """Generate, validate, discover and read sitemaps (sitemaps.org 0.9 and Google 0.84)."""
 
 
-def _print_summary(result: WriteResult | ShardedResult, problems: int) -> None:
+def _print_summary(outcome: GenerateResult, problems: int) -> None:
+    result = outcome.written
     kind = f"index of {len(result.children):,} sitemaps" if result.is_index else "sitemap"
     stdout.print(f"{result.entry_point}  ({kind}, {result.urls:,} URLs)", markup=False)
     for child in result.children:
@@ -99,21 +122,123 @@ def _print_summary(result: WriteResult | ShardedResult, problems: int) -> None:
     for reason, count in sorted(result.skipped.items()):
         examples = ", ".join(result.skipped_examples.get(reason, ())[:3])
         stdout.print(f"left out ({reason}): {count:,}  e.g. {examples}", markup=False)
+    for rule, count in outcome.filtered.items():
+        stdout.print(f"filtered out ({rule}): {count:,}", markup=False)
+    for note, count in sorted(result.notes.items()):
+        stdout.print(f"{note}: {count:,}", markup=False)
+    if result.news is not None:
+        news = result.news
+        stdout.print(f"news: {news.entry_point}  ({news.urls:,} URLs)", markup=False)
     if problems:
         stdout.print(f"input problems (rows skipped): {problems:,}")
+    if outcome.robots_changed is not None:
+        verb = "updated" if outcome.robots_changed else "already up to date"
+        stdout.print(f"robots.txt {verb}: Sitemap: {outcome.sitemap_url}", markup=False)
 
 
-@cli.command(context_settings=CONTEXT_SETTINGS)
+# Filter rules are ordered, but click gathers each option's values apart; this command
+# records the order in which --include-url and --exclude-url were given.
+_FILTER_OPTIONS = ("include_url", "exclude_url")
+_FILTER_ORDER = "sitemapkit.filter_order"
+
+
+class _OrderedFiltersCommand(click.Command):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        _values, _rest, order = self.make_parser(ctx).parse_args(args=list(args))
+        ctx.meta[_FILTER_ORDER] = [p.name for p in order if p.name in _FILTER_OPTIONS]
+        return super().parse_args(ctx, args)
+
+
+# CLI option name -> GenerateSettings field, for the options that override the config file.
+_SETTING_OPTIONS: Mapping[str, str] = {
+    "base_url": "base_url",
+    "out_dir": "out_dir",
+    "gzip": "gzip",
+    "max_urls": "max_urls",
+    "max_bytes": "max_bytes",
+    "name": "name",
+    "output_format": "format",
+    "protocol": "protocol",
+    "keep_session_ids": "keep_session_ids",
+    "timezone": "timezone",
+    "strict": "strict",
+    "quiet": "quiet",
+    "robots": "robots",
+}
+_GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+
+
+def _cli_filters(ctx: click.Context, params: Mapping[str, Any]) -> list[FilterRule]:
+    remaining = {name: list(params[name]) for name in _FILTER_OPTIONS}
+    rules = []
+    for name in ctx.meta.get(_FILTER_ORDER, []):
+        action: FilterAction = "include" if name == "include_url" else "exclude"
+        rules.append(FilterRule(action, remaining[name].pop(0)))
+    return rules
+
+
+def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
+    # Existing sitemaps first: the first sighting of a URL wins, so their lastmod is kept.
+    sources: list[Source] = [SitemapSource(params["sitemaps"])] if params["sitemaps"] else []
+    sources += [
+        URLListSource((path,), format=params["urls_format"], encoding=params["encoding"])
+        for path in params["url_lists"]
+    ]
+    sources += [
+        DirectorySource(
+            str(folder),
+            include=params["include"] or DEFAULT_INCLUDE,
+            exclude=params["exclude"],
+            keep_noindex=params["keep_noindex"],
+        )
+        for folder in params["folders"]
+    ]
+    if params["access_logs"]:
+        default = () if params["keep_bots"] else DEFAULT_BOT_AGENTS
+        agents = params["exclude_agent"] or default
+        sources.append(
+            AccessLogSource(
+                params["access_logs"],
+                format=params["log_format"],
+                encoding=params["encoding"],
+                exclude_agents=agents,
+                lastmod_from_requests=params["lastmod_from_requests"],
+            )
+        )
+    return sources
+
+
+def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> GenerateSettings:
+    """The one path from options (and ``--config``) to settings: what the user typed wins."""
+    overrides = {
+        field: params[option]
+        for option, field in _SETTING_OPTIONS.items()
+        if ctx.get_parameter_source(option) in _GIVEN
+    }
+    return load_settings(
+        params["config"],
+        overrides=overrides,
+        sources=_cli_sources(params),
+        filters=_cli_filters(ctx, params),
+    )
+
+
+@cli.command(cls=_OrderedFiltersCommand, context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Site description (sitemapkit.toml, see 'sitemapkit init'); options given here "
+    "override it.",
+)
 @click.option(
     "--base-url",
-    required=True,
     metavar="URL",
     help="Where OUT is served; relative URLs resolve against it and every URL must lie under it.",
 )
 @click.option(
     "--out",
     "out_dir",
-    required=True,
     metavar="DIR|URL",
     help="Output folder (created if missing; published atomically), or an fsspec URL "
     "(s3://bucket/path/, gs://..., az://...), which implies --shards.",
@@ -133,7 +258,10 @@ def _print_summary(result: WriteResult | ShardedResult, problems: int) -> None:
     help="Format of the --urls files.",
 )
 @click.option(
-    "--encoding", default="utf-8", show_default=True, help="Text encoding of the --urls files."
+    "--encoding",
+    default="utf-8",
+    show_default=True,
+    help="Text encoding of the --urls and --access-log files (logs fall back to latin-1 per line).",
 )
 @click.option(
     "--dir",
@@ -154,6 +282,59 @@ def _print_summary(result: WriteResult | ShardedResult, problems: int) -> None:
     "--keep-noindex",
     is_flag=True,
     help="List --dir pages even when they carry a robots noindex meta tag.",
+)
+@click.option(
+    "--sitemap",
+    "sitemaps",
+    multiple=True,
+    metavar="PATH|URL",
+    help="An existing sitemap or index whose entries (with their lastmod) become input; "
+    "local or remote. Repeatable.",
+)
+@click.option(
+    "--access-log",
+    "access_logs",
+    multiple=True,
+    metavar="FILE",
+    help="Web-server access log (Common, Combined or W3C/IIS), plain or gzip; a glob such "
+    "as 'logs/access.log*' reads rotated files. Repeatable.",
+)
+@click.option(
+    "--log-format",
+    type=click.Choice(["auto", "common", "combined", "w3c"]),
+    default="auto",
+    show_default=True,
+    help="Format of the --access-log files.",
+)
+@click.option(
+    "--exclude-agent",
+    multiple=True,
+    metavar="REGEX",
+    help="Leave out requests whose user agent matches (case-insensitive search); replaces "
+    "the default list of bots. Repeatable.",
+)
+@click.option(
+    "--keep-bots",
+    is_flag=True,
+    help="Do not leave out the default list of bots (--exclude-agent still applies).",
+)
+@click.option(
+    "--lastmod-from-requests",
+    is_flag=True,
+    help="lastmod of a logged URL = its newest request time (a request is not an edit).",
+)
+@click.option(
+    "--include-url",
+    multiple=True,
+    metavar="PATTERN",
+    help="Keep URLs matching PATTERN (wildcard over the whole URL; 're:' for a regex). "
+    "Rules apply in the order given, the first match decides.",
+)
+@click.option(
+    "--exclude-url",
+    multiple=True,
+    metavar="PATTERN",
+    help="Leave out URLs matching PATTERN (same syntax as --include-url).",
 )
 @click.option(
     "--gzip/--no-gzip", default=True, show_default=True, help="Compress the children of an index."
@@ -198,10 +379,15 @@ def _print_summary(result: WriteResult | ShardedResult, problems: int) -> None:
 )
 @click.option(
     "--timezone",
-    "assume_tz",
     callback=_timezone,
     metavar="TZ",
     help="Zone for times given without one (UTC, +02:00, Europe/Paris).",
+)
+@click.option(
+    "--robots",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="PATH",
+    help="robots.txt file to add or update the 'Sitemap:' line in (created if missing).",
 )
 @click.option(
     "--strict",
@@ -229,99 +415,52 @@ def _print_summary(result: WriteResult | ShardedResult, problems: int) -> None:
     "worker processes [default: local, one per core].",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
-def generate(
-    base_url: str,
-    out_dir: str,
-    url_lists: tuple[str, ...],
-    urls_format: Any,
-    encoding: str,
-    folders: tuple[Path, ...],
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    keep_noindex: bool,
-    gzip: bool,
-    max_urls: int | None,
-    max_bytes: int | None,
-    name: str,
-    output_format: Any,
-    protocol: Any,
-    keep_session_ids: bool,
-    assume_tz: tzinfo | None,
-    strict: bool,
-    shards: int | None,
-    engine: str,
-    scheduler: str | None,
-    quiet: bool,
-) -> None:
+def generate(**params: Any) -> None:
     """Write sitemaps for every URL of the given sources into OUT.
 
     \b
     sitemapkit generate --base-url https://example.com/ --dir public --out public
     sitemapkit generate --base-url https://example.com/ --urls urls.csv.gz --out public
+    sitemapkit generate --base-url https://example.com/ --out public \\
+        --access-log '/var/log/nginx/access.log*' --exclude-url 're:[?&]replytocom='
+    sitemapkit generate --config sitemapkit.toml --robots public/robots.txt
     """
-    if not url_lists and not folders:
-        raise click.UsageError("give at least one source: --urls FILE or --dir DIR")
+    shards, engine, scheduler = params.pop("shards"), params.pop("engine"), params.pop("scheduler")
     if engine == "dask" and shards is None:
         raise click.UsageError("--engine dask needs --shards N")
     if scheduler is not None and engine != "dask":
         raise click.UsageError("--scheduler goes with --engine dask")
-    problems = ProblemPrinter(strict=strict)
-    sources: list[Iterable[URLEntry]] = [
-        from_urllist(
-            path, format=urls_format, encoding=encoding, assume_tz=assume_tz, on_problem=problems
-        )
-        for path in url_lists
-    ]
-    folder_sources = [
-        from_directory(
-            folder,
-            base_url=base_url,
-            include=include or DEFAULT_INCLUDE,
-            exclude=exclude,
-            skip_noindex=not keep_noindex,
-            on_problem=problems,
-        )
-        for folder in folders
-    ]
-    options = {
-        "base_url": base_url,
-        "gzip": gzip,
-        "max_urls": max_urls,
-        "max_bytes": max_bytes,
-        "name": name,
-        "format": output_format,
-        "protocol": protocol,
-        "keep_session_ids": keep_session_ids,
-        "strict": strict,
-        "assume_tz": assume_tz,
-    }
-    result: WriteResult | ShardedResult
+    out: str | None = params["out_dir"]
+    remote = out is not None and not is_local(out)
+    if out is not None:  # an object-store URL is kept as text; settings hold a placeholder
+        params["out_dir"] = Path(".") if remote else local_path(out)
+    settings = generate_settings(click.get_current_context(), params)
+    target = out if remote else None
+    problems = ProblemPrinter(strict=settings.strict)
     if engine == "dask":
         assert shards is not None
-        result = _generate_on_dask(url_lists, folder_sources, out_dir, shards, scheduler, options)
+        outcome = _generate_on_dask(settings, target, shards, scheduler, problems)
     else:
-        chained = itertools.chain.from_iterable([*sources, *folder_sources])
-        entries = chained if quiet else _with_progress(chained, "generating")
-        if shards is None and is_local(out_dir):
-            with SitemapWriter(local_path(out_dir), **options) as writer:
-                writer.add_all(entries)
-            result = writer.result
-        else:
-            result = write_sharded(entries, out_dir, ShardOptions(shards=shards or 1, **options))
+        outcome = run_generate(
+            settings,
+            on_problem=problems,
+            wrap=None if settings.quiet else _with_progress,
+            shards=shards or (1 if remote else None),
+            out=target,
+        )
     problems.finish()
-    if not quiet:
-        _print_summary(result, problems.count)
+    if not settings.quiet:
+        _print_summary(outcome, problems.count)
 
 
 def _generate_on_dask(
-    url_lists: tuple[str, ...],
-    folder_sources: list[Iterator[URLEntry]],
-    out: str,
+    settings: GenerateSettings,
+    out: str | None,
     shards: int,
     scheduler: str | None,
-    options: dict[str, Any],
-) -> ShardedResult:
-    """Read the URL lists on the cluster (fsspec URLs and globs), the folders here."""
+    problems: ProblemPrinter,
+) -> GenerateResult:
+    """Read the URL lists on the cluster (fsspec URLs and globs), other sources here."""
     try:
         import dask.bag as db
 
@@ -330,24 +469,603 @@ def _generate_on_dask(
         raise click.UsageError(
             f"--engine dask needs the dask extra: pip install 'sitemapkit[dask]' ({exc})"
         ) from exc
-    if "-" in url_lists:
+    if settings.filters or any(
+        source.filters or source.changefreq is not None or source.priority is not None
+        for source in settings.sources
+    ):
+        raise click.UsageError("--engine dask takes no URL filters or per-source defaults")
+    lists = [source for source in settings.sources if isinstance(source, URLListSource)]
+    if any("-" in source.paths for source in lists):
         raise click.UsageError("--engine dask reads files, not standard input")
     with on_dask.connect(scheduler):
-        parts: list[Any] = []
-        if url_lists:
-            assume_tz, strict = options["assume_tz"], options["strict"]
-            parts.append(on_dask.read_urls(url_lists, assume_tz=assume_tz, strict=strict))
-        local = [entry for source in folder_sources for entry in source]
+        parts: list[Any] = [
+            on_dask.read_urls(
+                source.paths,
+                format=source.format,
+                encoding=source.encoding,
+                assume_tz=settings.tzinfo,
+                strict=settings.strict,
+            )
+            for source in lists
+        ]
+        local = [
+            entry
+            for source in settings.sources
+            if not isinstance(source, URLListSource)
+            for entry in source.entries(settings, problems)
+        ]
         if local:
             parts.append(db.from_sequence(local, partition_size=100_000))
+        if not parts:
+            raise click.UsageError("give at least one source")
         data = parts[0] if len(parts) == 1 else db.concat([_as_bag(part) for part in parts])
-        return on_dask.write_sitemaps(data, out=out, shards=shards, **options)
+        written = on_dask.write_sitemaps(
+            data,
+            base_url=settings.base_url,
+            out=out or settings.out_dir,
+            shards=shards,
+            gzip=settings.gzip,
+            max_urls=settings.max_urls,
+            max_bytes=settings.max_bytes,
+            name=settings.name,
+            format=settings.format,
+            protocol=settings.protocol,
+            keep_session_ids=settings.keep_session_ids,
+            strict=settings.strict,
+            assume_tz=settings.tzinfo,
+        )
+    robots = settings.robots
+    changed = None if robots is None else update_robots_txt(robots, written.entry_url)
+    return GenerateResult(written, written.entry_url, changed)
 
 
 def _as_bag(data: Any) -> Any:
     import dask.bag as db
 
     return data if isinstance(data, db.Bag) else data.to_bag(format="dict")
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("path", default="sitemapkit.toml", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace PATH if it exists.")
+def init(path: Path, force: bool) -> None:
+    """Write a commented example config to PATH [default: sitemapkit.toml].
+
+    \b
+    sitemapkit init && sitemapkit generate --config sitemapkit.toml
+    """
+    written = write_example_config(path, force=force)
+    stdout.print(f"wrote {written}: edit it, then run", markup=False)
+    stdout.print(f"  sitemapkit generate --config {written}", markup=False)
+
+
+def _print_batch(batch: IndexNowBatch) -> None:
+    stdout.print(f"IndexNow: {batch.urls:,} URLs, {batch.message}", markup=False)
+
+
+def _submitted_urls(urls: tuple[str, ...], files: tuple[str, ...]) -> Iterable[str] | None:
+    if not urls and not files:
+        return None
+    from_files = (e.loc for f in files for e in from_urllist(f, format="txt"))
+    return itertools.chain(urls, from_files)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("urls", nargs=-1, metavar="[URL]...")
+@click.option(
+    "--urls",
+    "url_files",
+    multiple=True,
+    metavar="FILE",
+    help="File of URLs, one a line ('-': stdin).",
+)
+@click.option(
+    "--config",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Take base_url, out and the [submit] table from this config file.",
+)
+@click.option("--base-url", metavar="URL", help="Where OUT is served (the key file's folder).")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="The published folder: the key file <key>.txt is written here.",
+)
+@click.option("--key", metavar="KEY", help="IndexNow key [default: the one in OUT, or a new one].")
+@click.option(
+    "--endpoint", metavar="URL", help=f"IndexNow endpoint [default: {INDEXNOW_ENDPOINT}]."
+)
+@click.option(
+    "--ping",
+    "pings",
+    multiple=True,
+    metavar="TEMPLATE",
+    help="Also GET this URL, {sitemap} replaced by the URL-encoded sitemap URL. Repeatable.",
+)
+@click.option("--sitemap", "sitemap_url", metavar="URL", help="Sitemap URL the pings announce.")
+@click.option("--no-key-check", is_flag=True, help="Submit without first fetching the key file.")
+def submit(urls: tuple[str, ...], url_files: tuple[str, ...], **options: Any) -> None:
+    """Announce changed URLs with IndexNow, and ping engines that still take a sitemap ping.
+
+    \b
+    sitemapkit submit --base-url https://example.com/ --out public https://example.com/new
+    sitemapkit submit --config sitemapkit.toml --urls changed.txt
+    """
+    check_key = not options.pop("no_key_check")
+    config, pings = options.pop("config"), options.pop("pings")
+    settings = load_submit_settings(config, overrides={**options, "ping": pings or None})
+    wanted = _submitted_urls(urls, url_files)
+    if wanted is None and not settings.ping:
+        raise click.UsageError("nothing to do: give URLs, --urls FILE or --ping TEMPLATE")
+    for template in settings.ping:
+        if is_retired_ping(template):
+            stderr.print(f"warning: {template} is a retired ping endpoint", markup=False)
+    problems = ProblemPrinter(strict=False)
+    done = announce(
+        settings, wanted, check_key=check_key, on_problem=problems, on_batch=_print_batch
+    )
+    problems.finish()
+    for ping in done.pings:
+        stdout.print(f"ping: HTTP {ping.status} {ping.url}", markup=False)
+
+
+def _headers(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, colon, content = value.partition(":")
+        if not colon or not name.strip():
+            raise click.BadParameter(f"expected 'Name: value', got {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def http_options(function: F) -> F:
+    """The options every command that fetches shares; they become a FetchSettings."""
+    options = [
+        click.option(
+            "--user-agent",
+            metavar="TEXT",
+            help="User-Agent of every request [default: sitemapkit/VERSION].",
+        ),
+        click.option(
+            "--header",
+            "headers",
+            multiple=True,
+            metavar="'NAME: VALUE'",
+            callback=_headers,
+            help="Extra header for every request. Repeatable.",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(0.1),
+            default=30.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Connect and read timeout.",
+        ),
+        click.option(
+            "--deadline",
+            type=click.FloatRange(0.1),
+            default=120.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="Longest time for one file, retries included.",
+        ),
+        click.option(
+            "--retries",
+            type=click.IntRange(0),
+            default=3,
+            show_default=True,
+            help="Retries of a request after a connection error, 429 or 5xx.",
+        ),
+        click.option(
+            "--concurrency",
+            type=click.IntRange(1, 64),
+            default=4,
+            show_default=True,
+            help="Files fetched at the same time.",
+        ),
+        click.option(
+            "--per-host",
+            type=click.IntRange(1, 64),
+            default=4,
+            show_default=True,
+            help="Requests at the same time to one host.",
+        ),
+        click.option(
+            "--allow-private",
+            is_flag=True,
+            help="Follow URLs found in remote content to loopback, private or "
+            "link-local addresses.",
+        ),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def _settings(options: Mapping[str, Any]) -> FetchSettings:
+    return FetchSettings(
+        user_agent=options["user_agent"],
+        headers=options["headers"],
+        connect_timeout=options["timeout"],
+        read_timeout=options["timeout"],
+        deadline=options["deadline"],
+        retries=options["retries"],
+        concurrency=options["concurrency"],
+        per_host=options["per_host"],
+        allow_private=options["allow_private"],
+        max_bytes=options.get("max_bytes") or DEFAULT_MAX_BYTES,
+    )
+
+
+def _plain(value: object) -> object:
+    """An extension record as JSON: fields that are set, tuples as lists."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            key: _plain(item)
+            for key, item in dataclasses.asdict(value).items()
+            if item is not None and item != () and item != []
+        }
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _lastmod(value: object) -> str | None:
+    if value is None:
+        return None
+    return value.isoformat() if isinstance(value, date) else str(value)
+
+
+def entry_to_json(entry: URLEntry) -> dict[str, object]:
+    """The JSONL record of ``sitemapkit ls``."""
+    record: dict[str, object] = {
+        "loc": entry.loc,
+        "lastmod": _lastmod(entry.lastmod),
+        "changefreq": entry.changefreq,
+        "priority": entry.priority,
+        "sitemap": entry.sitemap,
+    }
+    if entry.images:
+        record["images"] = _plain(entry.images)
+    if entry.videos:
+        record["videos"] = _plain(entry.videos)
+    if entry.news is not None:
+        record["news"] = _plain(entry.news)
+    if entry.alternates:
+        record["alternates"] = _plain(entry.alternates)
+    return record
+
+
+_LOC = operator.attrgetter("loc")
+
+
+class _Output:
+    """Writes batches of entries in one of the formats of ``ls``."""
+
+    def __init__(self, output_format: str) -> None:
+        self.format = output_format
+        self.stream = sys.stdout
+        self.csv: Any = None
+        if output_format == "csv":
+            self.csv = csv.writer(self.stream, lineterminator="\n")
+            self.csv.writerow(["loc", "lastmod", "changefreq", "priority", "sitemap"])
+
+    def write(self, batch: list[URLEntry]) -> None:
+        if not batch:
+            return
+        if self.format == "text":
+            self.stream.write("\n".join(map(_LOC, batch)))
+            self.stream.write("\n")
+        elif self.format == "jsonl":
+            dumps = json.dumps
+            self.stream.write(
+                "".join([dumps(entry_to_json(entry), ensure_ascii=False) + "\n" for entry in batch])
+            )
+        else:
+            self.csv.writerows(
+                [
+                    entry.loc,
+                    _lastmod(entry.lastmod) or "",
+                    entry.changefreq or "",
+                    "" if entry.priority is None else entry.priority,
+                    entry.sitemap or "",
+                ]
+                for entry in batch
+            )
+
+
+def _progress(batches: Iterable[list[URLEntry]], stats: ReadStats) -> Iterator[list[URLEntry]]:
+    """A live line on stderr (sitemaps read, URLs, errors) when stderr is a terminal."""
+    if not stderr.is_terminal:
+        yield from batches
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=stderr, transient=True) as progress:
+        task = progress.add_task("reading", total=None)
+        for batch in batches:
+            yield batch
+            progress.update(
+                task,
+                description=(
+                    f"sitemaps: {stats.files:,}  URLs: {stats.urls:,}  errors: {stats.problems:,}"
+                ),
+            )
+
+
+def _print_problem(problem: Problem) -> None:
+    stderr.print(f"error: {problem}", markup=False)
+
+
+@cli.command(name="ls", context_settings=CONTEXT_SETTINGS)
+@click.argument("source")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl", "csv"]),
+    default="text",
+    show_default=True,
+    help="One URL a line, JSON lines, or CSV.",
+)
+@click.option("--stop-on-error", is_flag=True, help="Stop at the first problem.")
+@click.option(
+    "--max-depth",
+    type=click.IntRange(0),
+    default=10,
+    show_default=True,
+    help="Deepest nesting of indexes followed.",
+)
+@click.option(
+    "--max-files",
+    type=click.IntRange(1),
+    default=10_000,
+    show_default=True,
+    help="Most files read in one run.",
+)
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(1),
+    default=DEFAULT_MAX_BYTES,
+    show_default=True,
+    help="Largest file after decompression.",
+)
+@click.option(
+    "--max-entries",
+    type=click.IntRange(1),
+    default=500_000,
+    show_default=True,
+    help="Most entries read from one file.",
+)
+@click.option(
+    "--max-time",
+    type=click.FloatRange(0.1),
+    default=3600.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Longest run.",
+)
+@http_options
+def ls_command(
+    source: str,
+    output_format: str,
+    stop_on_error: bool,
+    max_depth: int,
+    max_files: int,
+    max_bytes: int,
+    max_entries: int,
+    max_time: float,
+    **http: Any,
+) -> None:
+    """Print every URL entry of SOURCE, following indexes.
+
+    SOURCE is a sitemap file (gzip or not), '-' for standard input, a sitemap URL, or a site
+    root (its sitemaps are discovered). Exit status: 0 all read, 1 some files had problems,
+    2 nothing could be read.
+
+    \b
+    sitemapkit ls https://example.com/sitemap_index.xml
+    sitemapkit ls https://example.com/ --format jsonl
+    """
+    limits = ReadLimits(
+        max_bytes=max_bytes,
+        max_entries=max_entries,
+        max_files=max_files,
+        max_depth=max_depth,
+        max_seconds=max_time,
+    )
+    settings = _settings({**http, "max_bytes": max_bytes})
+    output = _Output(output_format)
+    with Reader(
+        limits=limits, settings=settings, on_problem=_print_problem, stop_on_error=stop_on_error
+    ) as reader:
+        stats = reader.stats
+        try:
+            for batch in _progress(reader.read_batches(source), stats):
+                output.write(batch)
+        except SitemapError as exc:
+            sys.stdout.flush()
+            _fail(str(exc), 1 if stats.urls or stats.files_ok else 2)
+    sys.stdout.flush()
+    if stats.problems:
+        sys.exit(2 if not stats.files_ok and not stats.urls else 1)
+
+
+@cli.command(name="discover", context_settings=CONTEXT_SETTINGS)
+@click.argument("site")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="One URL a line, or JSON saying how each was found.",
+)
+@http_options
+def discover_command(site: str, output_format: str, **http: Any) -> None:
+    """Find the sitemaps of SITE: robots.txt, then well-known paths, then the home page.
+
+    Exit status: 0 sitemaps found, 1 none found, 2 the site could not be reached.
+
+    \b
+    sitemapkit discover https://example.com/
+    sitemapkit discover example.com --format json
+    """
+    found = find_sitemaps(site, settings=_settings(http))
+    if output_format == "json":
+        click.echo(json.dumps([item.to_dict() for item in found], indent=2))
+    else:
+        for item in found:
+            click.echo(item.url)
+    if not found:
+        _fail(f"{site}: no sitemap found", 1)
+
+
+def _describe_change(change: Change) -> str:
+    if change.kind == "added":
+        return f"+ {change.loc}"
+    if change.kind == "removed":
+        return f"- {change.loc}"
+    old, new = change.old or {}, change.new or {}
+    details = ", ".join(
+        f"{name}: {old.get(name, '-')} -> {new.get(name, '-')}"
+        if name in ("lastmod", "changefreq", "priority")
+        else f"{name} changed"
+        for name in change.fields
+    )
+    return f"~ {change.loc}  ({details})"
+
+
+@cli.command(name="diff", context_settings=CONTEXT_SETTINGS)
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl"]),
+    default="text",
+    show_default=True,
+    help="Lines '+ URL', '- URL', '~ URL (what changed)', or one JSON object a line.",
+)
+@http_options
+def diff_command(old: str, new: str, output_format: str, **http: Any) -> None:
+    """Show the URLs added, removed and changed from OLD to NEW, in constant memory.
+
+    OLD and NEW are anything `sitemapkit ls` reads: files, URLs, indexes, '-'. Exit status:
+    0 no difference, 1 differences, 2 a side could not be read completely (the differences
+    found are still printed).
+
+    \b
+    sitemapkit diff old/sitemap.xml public/sitemap.xml
+    sitemapkit diff https://example.com/sitemap.xml public/sitemap.xml --format jsonl
+    """
+    problems = 0
+
+    def count(problem: Problem) -> None:
+        nonlocal problems
+        problems += 1
+        _print_problem(problem)
+
+    totals = {"added": 0, "removed": 0, "changed": 0}
+    for change in diff_sitemaps(old, new, settings=_settings(http), on_problem=count):
+        totals[change.kind] += 1
+        if output_format == "jsonl":
+            click.echo(json.dumps(change.to_dict(), ensure_ascii=False))
+        else:
+            click.echo(_describe_change(change))
+    summary = ", ".join(f"{count:,} {kind}" for kind, count in totals.items())
+    stderr.print(f"{summary}", markup=False)
+    sys.stdout.flush()
+    if problems:
+        sys.exit(2)
+    if any(totals.values()):
+        sys.exit(1)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@click.option(
+    "--location",
+    metavar="URL",
+    help="Public URL of the sitemap (of the folder, for a folder); turns on the scope rules.",
+)
+@click.option(
+    "--recursive",
+    is_flag=True,
+    help="Also check every sitemap an index lists, and duplicates across the tree.",
+)
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "junit", "sarif"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--fetch/--no-fetch",
+    default=None,
+    help="Allow network access for children and robots.txt [default: only for URL sources].",
+)
+@click.option(
+    "--max-per-rule",
+    type=click.IntRange(0),
+    default=100,
+    show_default=True,
+    metavar="N",
+    help="Findings shown per rule and file (0: all); the rest are counted.",
+)
+def validate(
+    sources: tuple[str, ...],
+    location: str | None,
+    recursive: bool,
+    strict: bool,
+    output_format: str,
+    fetch: bool | None,
+    max_per_rule: int,
+) -> None:
+    """Check sitemaps against every rule of the protocol, with line and column.
+
+    SOURCE is a file, a .gz file, a folder of sitemaps, a URL, or - for stdin. Exit status:
+    0 valid (warnings allowed), 1 errors (or warnings with --strict), 2 could not run.
+
+    \b
+    sitemapkit validate public/sitemap.xml --location https://example.com/sitemap.xml
+    sitemapkit validate https://example.com/sitemap.xml --recursive --format sarif
+    """
+    from .validate import format_report
+    from .validate import validate as run_validate
+    from .validate.report import merge
+
+    if location is not None and len(sources) > 1:
+        raise click.UsageError("--location names one sitemap: give a single SOURCE with it")
+    reports = [
+        run_validate(
+            source,
+            location=location,
+            recursive=recursive,
+            strict=strict,
+            fetch=fetch,
+            max_per_rule=max_per_rule,
+        )
+        for source in sources
+    ]
+    report = merge(reports, strict=strict)
+    click.echo(format_report(report, output_format), nl=False)
+    if output_format == "text":
+        stderr.print(report.summary(), markup=False)
+    if not report.ok:
+        raise click.exceptions.Exit(1)
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -359,7 +1077,9 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``sitemapkit`` console script."""
     run: Callable[..., Any] = cli.main
     try:
-        run(args=argv, prog_name="sitemapkit", standalone_mode=False)
+        code = run(args=argv, prog_name="sitemapkit", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)  # click returns (not raises) an Exit's code outside standalone mode
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

@@ -11,6 +11,7 @@
     │   └── UnsafeContentError   DOCTYPE with entities, decompression bomb, too deep
     ├── FetchError               network or HTTP failure (``.url``, ``.status``)
     ├── PublishError             the output folder could not be written or swapped in
+    ├── ConfigError              a config file that cannot be used (``.source``, ``.line``)
     └── StrictError              exit 1: ``--strict`` turned a left-out URL or bad row into an error
 
 Findings of a validator or problems met while reading are *values*, never exceptions.
@@ -19,6 +20,7 @@ Findings of a validator or problems met while reading are *values*, never except
 from __future__ import annotations
 
 __all__ = [
+    "ConfigError",
     "FetchError",
     "InvalidURLError",
     "InvalidValueError",
@@ -100,6 +102,10 @@ class FetchError(SitemapError):
 
 class PublishError(SitemapError):
     """The new sitemap set could not be written or moved into place."""
+
+
+class ConfigError(SitemapError):
+    """A config file that is not TOML, has an unknown key or a value of the wrong type."""
 
 
 class StrictError(SitemapError):

@@ -158,6 +158,7 @@ def _render_video(video: Video) -> str:
         _element("video", "duration", video.duration),
         _element("video", "expiration_date", video.expiration_date),
         _element("video", "rating", video.rating),
+        *(_element("video", "content_segment_loc", loc) for loc in video.content_segment_locs),
         _element("video", "view_count", video.view_count),
         _element("video", "publication_date", video.publication_date),
         *(_element("video", "tag", tag) for tag in video.tags),
@@ -181,10 +182,26 @@ def _render_video(video: Video) -> str:
     if video.uploader is not None:
         info = _attribute("info", video.uploader_info)
         parts.append(f"<video:uploader{info}>{escape(video.uploader)}</video:uploader>")
+    if video.tvshow is not None:
+        show = video.tvshow
+        parts += [
+            "<video:tvshow>",
+            _element("video", "show_title", show.show_title),
+            _element("video", "video_type", show.video_type),
+            _element("video", "episode_title", show.episode_title),
+            _element("video", "season_number", show.season_number),
+            _element("video", "episode_number", show.episode_number),
+            _element("video", "premier_date", show.premier_date),
+            "</video:tvshow>",
+        ]
     if video.platform is not None:
         relationship = _attribute("relationship", video.platform_relationship or "allow")
         parts.append(f"<video:platform{relationship}>{escape(video.platform)}</video:platform>")
     parts.append(_element("video", "live", video.live))
+    for video_id in video.ids:
+        parts.append(
+            f'<video:id type="{escape(video_id.type)}">{escape(video_id.value)}</video:id>'
+        )
     parts.append("</video:video>")
     return "".join(parts)
 

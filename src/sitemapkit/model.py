@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Final
 
+from .errors import InvalidValueError
+
 __all__ = [
     "CHANGEFREQS",
     "IMAGE_NS",
@@ -32,9 +34,13 @@ __all__ = [
     "ProblemHandler",
     "Profile",
     "SitemapRef",
+    "TVShow",
     "URLEntry",
     "Video",
+    "VideoId",
     "VideoPrice",
+    "check_changefreq",
+    "check_priority",
     "log_problem",
 ]
 
@@ -50,6 +56,37 @@ MOBILE_NS: Final = "http://www.google.com/schemas/sitemap-mobile/1.0"
 CHANGEFREQS: Final = frozenset(
     {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
 )
+
+
+def check_changefreq(value: str | None) -> str | None:
+    """A ``changefreq`` value, trimmed and lower-cased; None for an empty one.
+
+    Raises :class:`~sitemapkit.InvalidValueError` for anything but the seven values.
+    """
+    if value is None or value in CHANGEFREQS:
+        return value
+    normal = value.strip().lower()
+    if not normal:
+        return None
+    if normal not in CHANGEFREQS:
+        raise InvalidValueError(
+            f"changefreq {value!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
+        )
+    return normal
+
+
+def check_priority(value: str | float | None) -> float | None:
+    """A ``priority`` as a number from 0.0 to 1.0; None for an empty one."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidValueError(f"priority {value!r} is not a number") from exc
+    if not 0.0 <= number <= 1.0:
+        raise InvalidValueError(f"priority {value!r} is outside 0.0 to 1.0")
+    return number
+
 
 MAX_IMAGES_PER_URL: Final = 1_000
 MAX_NEWS_URLS: Final = 1_000
@@ -95,6 +132,26 @@ class VideoPrice:
 
 
 @dataclass(frozen=True, slots=True)
+class TVShow:
+    """``<video:tvshow>`` (retired by Google in 2022, still in the schema)."""
+
+    show_title: str
+    video_type: str | None = None
+    episode_title: str | None = None
+    season_number: int | None = None
+    episode_number: int | None = None
+    premier_date: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VideoId:
+    """``<video:id type="...">``: an identifier in a named scheme (``tms:series``, ``url``...)."""
+
+    type: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
 class Video:
     """``<video:video>`` (Google video 1.1); dates are kept as written (W3C Datetime)."""
 
@@ -106,6 +163,7 @@ class Video:
     duration: int | None = None
     expiration_date: str | None = None
     rating: float | None = None
+    content_segment_locs: tuple[str, ...] = ()
     view_count: int | None = None
     publication_date: str | None = None
     family_friendly: bool | None = None
@@ -115,9 +173,11 @@ class Video:
     requires_subscription: bool | None = None
     uploader: str | None = None
     uploader_info: str | None = None
+    tvshow: TVShow | None = None
     platform: str | None = None
     platform_relationship: str | None = None
     live: bool | None = None
+    ids: tuple[VideoId, ...] = ()
     tags: tuple[str, ...] = ()
     category: str | None = None
     gallery_loc: str | None = None

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import IO
 
 from .errors import PublishError
 
-__all__ = ["Staging", "child_name_pattern"]
+__all__ = ["Staging", "child_name_pattern", "write_file_atomically"]
 
 _MANIFEST = ".{name}.sitemapkit.json"
 
@@ -127,3 +128,37 @@ class Staging:
         for name in (stale | previous) - keep:
             with contextlib.suppress(OSError):
                 (self.out_dir / name).unlink()
+
+
+def write_file_atomically(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that readers see the old bytes or the new, never half.
+
+    The bytes go to a temporary file in the same folder, are fsynced, get the mode (and, when
+    allowed, the owner) of the file they replace, or 0644 for a new file, and are renamed over
+    it; the folder is fsynced last. A symbolic link is followed: its target is replaced.
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        previous: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        previous = None
+    except OSError as exc:
+        raise PublishError(f"cannot write: {exc.strerror or exc}", source=str(path)) from exc
+    temp = ""
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, 0o644 if previous is None else stat.S_IMODE(previous.st_mode))
+        if previous is not None:
+            with contextlib.suppress(OSError):
+                os.chown(temp, previous.st_uid, previous.st_gid)
+        os.replace(temp, target)
+        _fsync_dir(target.parent)
+    except OSError as exc:
+        if temp:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        raise PublishError(f"cannot write: {exc.strerror or exc}", source=str(path)) from exc

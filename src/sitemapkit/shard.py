@@ -137,6 +137,7 @@ class ShardedResult:
 
     out: str
     entry_point: str
+    entry_url: str
     children: tuple[str, ...]
     shards: int
     urls: int
@@ -154,6 +155,16 @@ class ShardedResult:
     def files(self) -> tuple[str, ...]:
         """Every file of the published set, entry point first."""
         return (self.entry_point, *self.children)
+
+    @property
+    def notes(self) -> Mapping[str, int]:
+        """Counts worth reporting that are not URLs left out: none for a sharded set."""
+        return {}
+
+    @property
+    def news(self) -> None:
+        """Sharded sets keep news markup inline: there is no separate news set."""
+        return None
 
 
 def shard_stem(name: str, shard: int) -> str:
@@ -259,6 +270,7 @@ class _ShardFiles(SitemapWriter):
             assume_tz=options.assume_tz,
             stylesheet=options.stylesheet,
             compress_level=options.compress_level,
+            split_news=False,  # a news set would have to span the shards: news stays inline
         )
         self.files_dir = scratch / "files"
         self.files_dir.mkdir()
@@ -266,6 +278,7 @@ class _ShardFiles(SitemapWriter):
 
     _single_file_possible = False  # every child is a child: gzipped from the start
     _trusted_input = True  # write_columns normalised and de-duplicated them
+    _reciprocal_hreflang = False  # the versions of a page may lie in other shards
 
     def _publish(self) -> WriteResult:
         suffix = self._suffix + (".gz" if self.gzip else "")
@@ -530,6 +543,7 @@ class ShardedOutput:
         return ShardedResult(
             out=self.out,
             entry_point=locations[0],
+            entry_url=base + entry,
             children=tuple(locations[1:]),
             shards=self.options.shards,
             urls=sum(child.urls for child in children),

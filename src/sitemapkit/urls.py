@@ -27,6 +27,7 @@ __all__ = [
     "URLNormalizer",
     "iri_to_uri",
     "normalize_url",
+    "origin_of",
     "remove_session_ids",
     "scope_of",
 ]
@@ -236,6 +237,16 @@ def normalize_url(url: str, *, base: str | None = None, keep_session_ids: bool =
     return result
 
 
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]/`` of ``url``, normalised.
+
+    >>> origin_of("HTTPS://Example.com:443/catalog/sitemap.xml")
+    'https://example.com/'
+    """
+    normal = normalize_url(url, keep_session_ids=True)
+    return normal[: normal.index("/", normal.index("://") + 3) + 1]
+
+
 def scope_of(url: str) -> str:
     """The prefix every URL listed by a sitemap published at ``url`` must start with (L-08).
 
@@ -279,8 +290,14 @@ class URLNormalizer:
 
     # The fast path: with a non-empty scope, a URL that starts with it and holds only
     # characters a normal URL may hold is already in normal form.
-    def _is_clean(self, url: str) -> bool:
-        if not url.isascii() or len(url) > MAX_URL_LENGTH or not url.startswith(self.scope):
+    def is_normal(self, url: str) -> bool:
+        """True when ``url`` is already in normal form and in scope (cheap string checks)."""
+        if (
+            not self.scope
+            or not url.isascii()
+            or len(url) > MAX_URL_LENGTH
+            or not url.startswith(self.scope)
+        ):
             return False
         if url.encode("ascii").translate(None, _CLEAN_BYTES) or url.endswith("?"):
             return False
@@ -325,7 +342,7 @@ class URLNormalizer:
             return list(urls)
         results: list[str | InvalidURLError] = []
         for url in urls:
-            if self.scope and self._is_clean(url):
+            if self.is_normal(url):
                 results.append(url)
                 continue
             try:

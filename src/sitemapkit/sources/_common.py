@@ -13,10 +13,10 @@ from typing import IO, cast
 
 from ..compression import GZIP_MAGIC
 from ..dates import parse_lastmod
-from ..errors import InvalidValueError, SourceError
-from ..model import CHANGEFREQS
+from ..errors import SourceError
+from ..model import check_changefreq, check_priority
 
-__all__ = ["FieldParser", "open_text", "source_name"]
+__all__ = ["FieldParser", "is_utf8", "open_binary", "open_text", "source_name"]
 
 
 def source_name(path: str | Path) -> str:
@@ -24,11 +24,12 @@ def source_name(path: str | Path) -> str:
 
 
 @contextmanager
-def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
-    """Open ``path`` (``-`` for standard input) as text, inflating gzip found by magic bytes.
+def open_binary(path: str | Path) -> Iterator[IO[bytes]]:
+    """Open ``path`` (``-`` for standard input) for reading bytes, inflating gzip found by
+    its magic bytes (PROTOCOL.md F-08: never trust a file name).
 
-    Decoding errors are replaced rather than fatal: one bad byte should cost one line, not
-    the file. A UTF-8 byte order mark is dropped.
+    Raises :class:`SourceError` when the file cannot be opened; errors while reading (a
+    truncated gzip member) are the caller's to report. Standard input is never closed.
     """
     name = source_name(path)
     try:
@@ -41,19 +42,36 @@ def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]
             if isinstance(stream, io.BufferedReader)
             else io.BufferedReader(cast(io.RawIOBase, stream))
         )
-        binary: io.BufferedIOBase = buffered
         if buffered.peek(2)[:2] == GZIP_MAGIC:
-            binary = gzip.GzipFile(fileobj=buffered, mode="rb")
-        codec = "utf-8-sig" if encoding.lower().replace("_", "-") in {"utf-8", "utf8"} else encoding
-        with io.TextIOWrapper(
-            cast(IO[bytes], binary), encoding=codec, errors="replace", newline=""
-        ) as text:
-            yield text
-    except (OSError, EOFError) as exc:
-        raise SourceError(f"cannot read: {exc}", source=name) from exc
+            yield cast(IO[bytes], gzip.GzipFile(fileobj=buffered, mode="rb"))
+        else:
+            yield cast(IO[bytes], buffered)
     finally:
         if name != "<stdin>":
             stream.close()
+
+
+@contextmanager
+def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]:
+    """Open ``path`` (``-`` for standard input) as text, inflating gzip found by magic bytes.
+
+    Decoding errors are replaced rather than fatal: one bad byte should cost one line, not
+    the file. A UTF-8 byte order mark is dropped.
+    """
+    name = source_name(path)
+    with open_binary(path) as binary:
+        codec = "utf-8-sig" if is_utf8(encoding) else encoding
+        text = io.TextIOWrapper(binary, encoding=codec, errors="replace", newline="")
+        try:
+            yield text
+        except (OSError, EOFError) as exc:
+            raise SourceError(f"cannot read: {exc}", source=name) from exc
+        finally:
+            text.detach()  # the binary stream is open_binary's to close, stdin nobody's
+
+
+def is_utf8(encoding: str) -> bool:
+    return encoding.lower().replace("_", "-") in {"utf-8", "utf8"}
 
 
 class FieldParser:
@@ -75,25 +93,5 @@ class FieldParser:
             self._dates[text] = value
             return value
 
-    @staticmethod
-    def changefreq(text: str | None) -> str | None:
-        if not text or not text.strip():
-            return None
-        value = text.strip().lower()
-        if value not in CHANGEFREQS:
-            raise InvalidValueError(
-                f"changefreq {text!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-            )
-        return value
-
-    @staticmethod
-    def priority(text: str | float | None) -> float | None:
-        if text is None or (isinstance(text, str) and not text.strip()):
-            return None
-        try:
-            value = float(text)
-        except ValueError as exc:
-            raise InvalidValueError(f"priority {text!r} is not a number") from exc
-        if not 0.0 <= value <= 1.0:
-            raise InvalidValueError(f"priority {text!r} is outside 0.0 to 1.0")
-        return value
+    changefreq = staticmethod(check_changefreq)
+    priority = staticmethod(check_priority)

@@ -3,7 +3,9 @@
 Text lines may carry sitemap_gen's ``key=value`` attributes after the URL
 (``https://example.com/ lastmod=2024-05-01 changefreq=daily priority=0.8``); ``#`` starts a
 comment line. CSV, TSV and JSONL use the keys ``loc`` (required; ``url`` is accepted too),
-``lastmod``, ``changefreq`` and ``priority``. A bad row is reported and skipped.
+``lastmod``, ``changefreq`` and ``priority``, plus the extension keys of
+:mod:`sitemapkit.sources._extensions` (images, videos, news, hreflang alternates). A bad row is
+reported and skipped.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Literal
 from ..errors import InvalidValueError, SourceError
 from ..model import Problem, ProblemHandler, URLEntry, log_problem
 from ._common import FieldParser, open_text, source_name
+from ._extensions import extension_fields, has_extension_keys
 
 __all__ = ["UrlListFormat", "from_urllist"]
 
@@ -83,6 +86,7 @@ def _entry(record: Mapping[str, object], fields: FieldParser) -> URLEntry:
         lastmod=fields.lastmod(_text(record, "lastmod")),
         changefreq=fields.changefreq(_text(record, "changefreq")),
         priority=fields.priority(priority),
+        **(extension_fields(record) if has_extension_keys(record) else {}),
     )
 
 

@@ -1,0 +1,305 @@
+"""Everything one ``generate`` run needs, as values: the CLI and the config file both build a
+:class:`GenerateSettings`, and :func:`generate` runs it.
+
+A run chains its sources in order, applies each source's defaults (``changefreq``,
+``priority``) and filters, then the global filters, and hands the entries to
+:class:`~sitemapkit.SitemapWriter`; afterwards it updates robots.txt when asked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import tzinfo as TimeZone
+from pathlib import Path
+from typing import Literal
+
+from .dates import parse_timezone
+from .errors import InvalidValueError
+from .filters import FilterRule, URLFilter
+from .model import ProblemHandler, URLEntry, check_changefreq, check_priority, log_problem
+from .robots import update_robots_txt
+from .shard import ShardedResult, ShardOptions, write_sharded
+from .sources.accesslog import (
+    DEFAULT_BOT_AGENTS,
+    DEFAULT_SKIP_EXTENSIONS,
+    LogFormat,
+    from_access_log,
+)
+from .sources.directory import DEFAULT_INCLUDE, DEFAULT_INDEX_FILES, from_directory
+from .sources.urllist import UrlListFormat, from_urllist
+from .writer import SitemapWriter, WriteResult
+
+__all__ = [
+    "AccessLogSource",
+    "DirectorySource",
+    "GenerateResult",
+    "GenerateSettings",
+    "SitemapSource",
+    "Source",
+    "URLListSource",
+    "generate",
+]
+
+
+def _check_defaults(changefreq: str | None, priority: float | None) -> None:
+    check_changefreq(changefreq)
+    check_priority(priority)
+
+
+@dataclass(frozen=True, slots=True)
+class URLListSource:
+    """URL lists (:func:`~sitemapkit.from_urllist`): text, CSV, TSV, JSONL, gzip, ``-``."""
+
+    paths: tuple[str, ...]
+    format: UrlListFormat = "auto"
+    encoding: str = "utf-8"
+    changefreq: str | None = None
+    priority: float | None = None
+    filters: tuple[FilterRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.changefreq, self.priority)
+
+    def entries(self, settings: GenerateSettings, on_problem: ProblemHandler) -> Iterator[URLEntry]:
+        for path in self.paths:
+            yield from from_urllist(
+                path,
+                format=self.format,
+                encoding=self.encoding,
+                assume_tz=settings.tzinfo,
+                on_problem=on_problem,
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class DirectorySource:
+    """A folder of static files (:func:`~sitemapkit.from_directory`)."""
+
+    path: str
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = ()
+    index_files: tuple[str, ...] = DEFAULT_INDEX_FILES
+    keep_noindex: bool = False
+    changefreq: str | None = None
+    priority: float | None = None
+    filters: tuple[FilterRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.changefreq, self.priority)
+
+    def entries(self, settings: GenerateSettings, on_problem: ProblemHandler) -> Iterator[URLEntry]:
+        return from_directory(
+            self.path,
+            base_url=settings.base_url,
+            include=self.include,
+            exclude=self.exclude,
+            index_files=self.index_files,
+            skip_noindex=not self.keep_noindex,
+            on_problem=on_problem,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AccessLogSource:
+    """Web-server access logs (:func:`~sitemapkit.from_access_log`)."""
+
+    paths: tuple[str, ...]
+    format: LogFormat = "auto"
+    encoding: str = "utf-8"
+    exclude_agents: tuple[str, ...] = DEFAULT_BOT_AGENTS
+    skip_extensions: tuple[str, ...] = DEFAULT_SKIP_EXTENSIONS
+    lastmod_from_requests: bool = False
+    changefreq: str | None = None
+    priority: float | None = None
+    filters: tuple[FilterRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.changefreq, self.priority)
+
+    def entries(self, settings: GenerateSettings, on_problem: ProblemHandler) -> Iterator[URLEntry]:
+        return from_access_log(
+            self.paths,
+            base_url=settings.base_url,
+            format=self.format,
+            encoding=self.encoding,
+            exclude_agents=self.exclude_agents,
+            skip_extensions=self.skip_extensions,
+            lastmod_from_requests=self.lastmod_from_requests,
+            keep_session_ids=settings.keep_session_ids,
+            on_problem=on_problem,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapSource:
+    """Existing sitemaps, paths or URLs, read with :func:`~sitemapkit.iter_urls`.
+
+    Their entries (lastmod and extensions included) become input, so a run can merge an old
+    set with new URLs. A local index's children are read from its folder when present.
+    """
+
+    paths: tuple[str, ...]
+    changefreq: str | None = None
+    priority: float | None = None
+    filters: tuple[FilterRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.changefreq, self.priority)
+
+    def entries(self, settings: GenerateSettings, on_problem: ProblemHandler) -> Iterator[URLEntry]:
+        from .reader import iter_urls
+
+        for path in self.paths:
+            yield from iter_urls(path, on_problem=on_problem)
+
+
+Source = URLListSource | DirectorySource | AccessLogSource | SitemapSource
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateSettings:
+    """One ``generate`` run. Field names are the config file's keys (``out_dir`` is ``out``)."""
+
+    base_url: str
+    out_dir: Path
+    sources: tuple[Source, ...]
+    filters: tuple[FilterRule, ...] = ()
+    gzip: bool = True
+    max_urls: int | None = None
+    max_bytes: int | None = None
+    name: str = "sitemap"
+    format: Literal["xml", "txt"] = "xml"
+    protocol: Literal["0.9", "0.84"] = "0.9"
+    keep_session_ids: bool = False
+    timezone: str | None = None
+    strict: bool = False
+    quiet: bool = False
+    robots: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.timezone is not None:
+            parse_timezone(self.timezone)
+
+    @property
+    def tzinfo(self) -> TimeZone | None:
+        """The zone assumed for times written without one."""
+        return None if self.timezone is None else parse_timezone(self.timezone)
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateResult:
+    """What :func:`generate` did."""
+
+    written: WriteResult | ShardedResult
+    sitemap_url: str
+    robots_changed: bool | None = None
+    filtered: Mapping[str, int] = field(default_factory=dict)
+
+
+def _with_defaults(entries: Iterable[URLEntry], source: Source) -> Iterator[URLEntry]:
+    changefreq, priority = source.changefreq, source.priority
+    for entry in entries:
+        if (changefreq is not None and entry.changefreq is None) or (
+            priority is not None and entry.priority is None
+        ):
+            entry = dataclasses.replace(
+                entry,
+                changefreq=entry.changefreq or changefreq,
+                priority=entry.priority if entry.priority is not None else priority,
+            )
+        yield entry
+
+
+def generate(
+    settings: GenerateSettings,
+    *,
+    on_problem: ProblemHandler = log_problem,
+    wrap: Callable[[Iterable[URLEntry]], Iterable[URLEntry]] | None = None,
+    shards: int | None = None,
+    out: str | None = None,
+) -> GenerateResult:
+    """Read every source, filter, write and publish the sitemaps, then update robots.txt.
+
+    ``wrap`` sees the combined entry stream before the writer (the CLI counts progress there).
+    With ``shards`` the sharded writer (:func:`~sitemapkit.write_sharded`) writes them, to
+    ``out`` (an fsspec URL) when given, else to ``settings.out_dir``.
+    """
+    if not settings.sources:
+        raise InvalidValueError(
+            "no source: give at least one URL list, folder, access log or sitemap"
+        )
+    filters: list[URLFilter] = []
+
+    def source_entries(source: Source) -> Iterable[URLEntry]:
+        entries: Iterable[URLEntry] = source.entries(settings, on_problem)
+        if source.changefreq is not None or source.priority is not None:
+            entries = _with_defaults(entries, source)
+        if source.filters:
+            filters.append(make_filter(source.filters))
+            entries = filters[-1](entries)
+        return entries
+
+    def make_filter(rules: tuple[FilterRule, ...]) -> URLFilter:
+        return URLFilter(
+            rules, base_url=settings.base_url, keep_session_ids=settings.keep_session_ids
+        )
+
+    # Built before the writer opens, so a glob matching nothing or a bad pattern fails
+    # before anything is written.
+    entries: Iterable[URLEntry] = itertools.chain.from_iterable(
+        [source_entries(source) for source in settings.sources]
+    )
+    if settings.filters:
+        filters.append(make_filter(settings.filters))
+        entries = filters[-1](entries)
+    written: WriteResult | ShardedResult
+    if shards is not None:
+        options = ShardOptions(
+            base_url=settings.base_url,
+            shards=shards,
+            gzip=settings.gzip,
+            max_urls=settings.max_urls,
+            max_bytes=settings.max_bytes,
+            name=settings.name,
+            format=settings.format,
+            protocol=settings.protocol,
+            keep_session_ids=settings.keep_session_ids,
+            strict=settings.strict,
+            assume_tz=settings.tzinfo,
+        )
+        stream = entries if wrap is None else wrap(entries)
+        written = write_sharded(stream, out or settings.out_dir, options)
+        return _finish(settings, written, filters)
+    with SitemapWriter(
+        settings.out_dir,
+        base_url=settings.base_url,
+        gzip=settings.gzip,
+        max_urls=settings.max_urls,
+        max_bytes=settings.max_bytes,
+        name=settings.name,
+        format=settings.format,
+        protocol=settings.protocol,
+        keep_session_ids=settings.keep_session_ids,
+        strict=settings.strict,
+        assume_tz=settings.tzinfo,
+    ) as writer:
+        writer.add_all(entries if wrap is None else wrap(entries))
+    return _finish(settings, writer.result, filters)
+
+
+def _finish(
+    settings: GenerateSettings, written: WriteResult | ShardedResult, filters: list[URLFilter]
+) -> GenerateResult:
+    """Update robots.txt and count what the filters dropped."""
+    sitemap_url = written.entry_url
+    robots_changed = None
+    if settings.robots is not None:
+        robots_changed = update_robots_txt(settings.robots, sitemap_url)
+    filtered: dict[str, int] = {}
+    for url_filter in filters:
+        for rule, count in url_filter.dropped.items():
+            filtered[rule] = filtered.get(rule, 0) + count
+    return GenerateResult(written, sitemap_url, robots_changed, filtered)
