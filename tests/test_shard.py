@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 from lxml import etree
 
 from sitemapkit import (
+    Alternate,
     ChildFile,
     Image,
     LimitError,
@@ -358,3 +359,26 @@ def test_cli_usage_errors(tmp_path: Path, args: list[str], message: str) -> None
     assert result.exit_code == 2
     assert message in result.output
     assert not (tmp_path / "out" / "sitemap.xml").exists()
+
+
+def test_hreflang_links_are_written_as_given_once_per_url(tmp_path: Path) -> None:
+    """A page's versions may land in other shards: no completion, no URL twice."""
+    versions = ("en", "de", "fr")
+    entries = [
+        URLEntry(
+            f"{BASE}{lang}/page-{i}",
+            alternates=tuple(Alternate(other, f"{BASE}{other}/page-{i}") for other in versions),
+        )
+        for i in range(40)
+        for lang in versions
+    ]
+    result = write_sharded(entries, tmp_path, ShardOptions(base_url=BASE, shards=4, max_urls=25))
+    seen: list[str] = []
+    for child in result.children:
+        assert_schema_valid(Path(child))
+        root = read_xml(Path(child).read_bytes())
+        for url in root:
+            seen.append(str(url.findtext("{*}loc")))
+            links = url.findall("{http://www.w3.org/1999/xhtml}link")
+            assert [link.get("hreflang") for link in links] == list(versions)
+    assert sorted(seen) == sorted(entry.loc for entry in entries)
