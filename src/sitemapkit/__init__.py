@@ -45,7 +45,19 @@ from .settings import (
     URLListSource,
     generate,
 )
+from .shard import (
+    ChildFile,
+    ShardedOutput,
+    ShardedResult,
+    ShardManifest,
+    ShardOptions,
+    ShardRouter,
+    shard_of,
+    write_shard,
+    write_sharded,
+)
 from .sources import from_access_log, from_directory, from_urllist
+from .storage import ShardTarget
 from .submit import (
     IndexNowResult,
     SubmitSettings,
@@ -65,6 +77,7 @@ __all__ = [
     "AccessLogSource",
     "Alternate",
     "Change",
+    "ChildFile",
     "ConfigError",
     "DirectorySource",
     "DiscoveredSitemap",
@@ -91,6 +104,12 @@ __all__ = [
     "Reader",
     "Report",
     "Severity",
+    "ShardManifest",
+    "ShardOptions",
+    "ShardRouter",
+    "ShardTarget",
+    "ShardedOutput",
+    "ShardedResult",
     "SitemapError",
     "SitemapRef",
     "SitemapSource",
@@ -129,7 +148,10 @@ __all__ = [
     "parse_lastmod",
     "ping_sitemap",
     "read_config",
+    "shard_of",
     "submit_indexnow",
     "update_robots_txt",
     "validate",
+    "write_shard",
+    "write_sharded",
 ]

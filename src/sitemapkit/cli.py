@@ -32,6 +32,7 @@ from .fetch import DEFAULT_MAX_BYTES, FetchSettings
 from .filters import FilterAction, FilterRule
 from .model import Problem, URLEntry
 from .reader import Reader, ReadLimits, ReadStats
+from .robots import update_robots_txt
 from .settings import (
     AccessLogSource,
     DirectorySource,
@@ -45,6 +46,7 @@ from .settings import generate as run_generate
 from .sources import from_urllist
 from .sources.accesslog import DEFAULT_BOT_AGENTS
 from .sources.directory import DEFAULT_INCLUDE
+from .storage import is_local, local_path
 from .submit import INDEXNOW_ENDPOINT, IndexNowBatch, announce, is_retired_ping
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -237,9 +239,9 @@ def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> Generate
 @click.option(
     "--out",
     "out_dir",
-    metavar="DIR",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (created if missing; published atomically).",
+    metavar="DIR|URL",
+    help="Output folder (created if missing; published atomically), or an fsspec URL "
+    "(s3://bucket/path/, gs://..., az://...), which implies --shards.",
 )
 @click.option(
     "--urls",
@@ -392,6 +394,26 @@ def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> Generate
     is_flag=True,
     help="Fail (exit 1, nothing published) on any left-out URL or bad input row.",
 )
+@click.option(
+    "--shards",
+    type=click.IntRange(1, 50_000),
+    metavar="N",
+    help="Spread URLs over N shards by a stable hash and write each shard's children apart "
+    "(sorted; the same files on one machine and on Dask).",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Run the shards in this process, or on Dask (needs sitemapkit[dask] and --shards).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS|local[:N]",
+    help="Dask scheduler for --engine dask: a scheduler address, or a local cluster of N "
+    "worker processes [default: local, one per core].",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def generate(**params: Any) -> None:
     """Write sitemaps for every URL of the given sources into OUT.
@@ -403,14 +425,104 @@ def generate(**params: Any) -> None:
         --access-log '/var/log/nginx/access.log*' --exclude-url 're:[?&]replytocom='
     sitemapkit generate --config sitemapkit.toml --robots public/robots.txt
     """
+    shards, engine, scheduler = params.pop("shards"), params.pop("engine"), params.pop("scheduler")
+    if engine == "dask" and shards is None:
+        raise click.UsageError("--engine dask needs --shards N")
+    if scheduler is not None and engine != "dask":
+        raise click.UsageError("--scheduler goes with --engine dask")
+    out: str | None = params["out_dir"]
+    remote = out is not None and not is_local(out)
+    if out is not None:  # an object-store URL is kept as text; settings hold a placeholder
+        params["out_dir"] = Path(".") if remote else local_path(out)
     settings = generate_settings(click.get_current_context(), params)
+    target = out if remote else None
     problems = ProblemPrinter(strict=settings.strict)
-    outcome = run_generate(
-        settings, on_problem=problems, wrap=None if settings.quiet else _with_progress
-    )
+    if engine == "dask":
+        assert shards is not None
+        outcome = _generate_on_dask(settings, target, shards, scheduler, problems)
+    else:
+        outcome = run_generate(
+            settings,
+            on_problem=problems,
+            wrap=None if settings.quiet else _with_progress,
+            shards=shards or (1 if remote else None),
+            out=target,
+        )
     problems.finish()
     if not settings.quiet:
         _print_summary(outcome, problems.count)
+
+
+def _generate_on_dask(
+    settings: GenerateSettings,
+    out: str | None,
+    shards: int,
+    scheduler: str | None,
+    problems: ProblemPrinter,
+) -> GenerateResult:
+    """Read the URL lists on the cluster (fsspec URLs and globs), other sources here."""
+    try:
+        import dask.bag as db
+
+        from . import dask as on_dask
+    except ImportError as exc:
+        raise click.UsageError(
+            f"--engine dask needs the dask extra: pip install 'sitemapkit[dask]' ({exc})"
+        ) from exc
+    if settings.filters or any(
+        source.filters or source.changefreq is not None or source.priority is not None
+        for source in settings.sources
+    ):
+        raise click.UsageError("--engine dask takes no URL filters or per-source defaults")
+    lists = [source for source in settings.sources if isinstance(source, URLListSource)]
+    if any("-" in source.paths for source in lists):
+        raise click.UsageError("--engine dask reads files, not standard input")
+    with on_dask.connect(scheduler):
+        parts: list[Any] = [
+            on_dask.read_urls(
+                source.paths,
+                format=source.format,
+                encoding=source.encoding,
+                assume_tz=settings.tzinfo,
+                strict=settings.strict,
+            )
+            for source in lists
+        ]
+        local = [
+            entry
+            for source in settings.sources
+            if not isinstance(source, URLListSource)
+            for entry in source.entries(settings, problems)
+        ]
+        if local:
+            parts.append(db.from_sequence(local, partition_size=100_000))
+        if not parts:
+            raise click.UsageError("give at least one source")
+        data = parts[0] if len(parts) == 1 else db.concat([_as_bag(part) for part in parts])
+        written = on_dask.write_sitemaps(
+            data,
+            base_url=settings.base_url,
+            out=out or settings.out_dir,
+            shards=shards,
+            gzip=settings.gzip,
+            max_urls=settings.max_urls,
+            max_bytes=settings.max_bytes,
+            name=settings.name,
+            format=settings.format,
+            protocol=settings.protocol,
+            keep_session_ids=settings.keep_session_ids,
+            strict=settings.strict,
+            assume_tz=settings.tzinfo,
+        )
+    robots = settings.robots
+    changed = None if robots is None else update_robots_txt(robots, written.entry_url)
+    return GenerateResult(written, written.entry_url, changed)
+
+
+def _as_bag(data: Any) -> Any:
+    import dask.bag as db
+
+    return data if isinstance(data, db.Bag) else data.to_bag(format="dict")
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)

@@ -21,6 +21,7 @@ from .errors import InvalidValueError
 from .filters import FilterRule, URLFilter
 from .model import ProblemHandler, URLEntry, check_changefreq, check_priority, log_problem
 from .robots import update_robots_txt
+from .shard import ShardedResult, ShardOptions, write_sharded
 from .sources.accesslog import (
     DEFAULT_BOT_AGENTS,
     DEFAULT_SKIP_EXTENSIONS,
@@ -192,7 +193,7 @@ class GenerateSettings:
 class GenerateResult:
     """What :func:`generate` did."""
 
-    written: WriteResult
+    written: WriteResult | ShardedResult
     sitemap_url: str
     robots_changed: bool | None = None
     filtered: Mapping[str, int] = field(default_factory=dict)
@@ -217,10 +218,14 @@ def generate(
     *,
     on_problem: ProblemHandler = log_problem,
     wrap: Callable[[Iterable[URLEntry]], Iterable[URLEntry]] | None = None,
+    shards: int | None = None,
+    out: str | None = None,
 ) -> GenerateResult:
     """Read every source, filter, write and publish the sitemaps, then update robots.txt.
 
     ``wrap`` sees the combined entry stream before the writer (the CLI counts progress there).
+    With ``shards`` the sharded writer (:func:`~sitemapkit.write_sharded`) writes them, to
+    ``out`` (an fsspec URL) when given, else to ``settings.out_dir``.
     """
     if not settings.sources:
         raise InvalidValueError(
@@ -250,6 +255,24 @@ def generate(
     if settings.filters:
         filters.append(make_filter(settings.filters))
         entries = filters[-1](entries)
+    written: WriteResult | ShardedResult
+    if shards is not None:
+        options = ShardOptions(
+            base_url=settings.base_url,
+            shards=shards,
+            gzip=settings.gzip,
+            max_urls=settings.max_urls,
+            max_bytes=settings.max_bytes,
+            name=settings.name,
+            format=settings.format,
+            protocol=settings.protocol,
+            keep_session_ids=settings.keep_session_ids,
+            strict=settings.strict,
+            assume_tz=settings.tzinfo,
+        )
+        stream = entries if wrap is None else wrap(entries)
+        written = write_sharded(stream, out or settings.out_dir, options)
+        return _finish(settings, written, filters)
     with SitemapWriter(
         settings.out_dir,
         base_url=settings.base_url,
@@ -264,7 +287,13 @@ def generate(
         assume_tz=settings.tzinfo,
     ) as writer:
         writer.add_all(entries if wrap is None else wrap(entries))
-    written = writer.result
+    return _finish(settings, writer.result, filters)
+
+
+def _finish(
+    settings: GenerateSettings, written: WriteResult | ShardedResult, filters: list[URLFilter]
+) -> GenerateResult:
+    """Update robots.txt and count what the filters dropped."""
     sitemap_url = written.entry_url
     robots_changed = None
     if settings.robots is not None:
