@@ -46,6 +46,7 @@ from .settings import generate as run_generate
 from .sources import from_urllist
 from .sources.accesslog import DEFAULT_BOT_AGENTS
 from .sources.directory import DEFAULT_INCLUDE
+from .state import last_changes
 from .storage import is_local, local_path
 from .submit import INDEXNOW_ENDPOINT, IndexNowBatch, announce, is_retired_ping
 
@@ -131,6 +132,14 @@ def _print_summary(outcome: GenerateResult, problems: int) -> None:
         stdout.print(f"news: {news.entry_point}  ({news.urls:,} URLs)", markup=False)
     if problems:
         stdout.print(f"input problems (rows skipped): {problems:,}")
+    if outcome.changes is not None:
+        c = outcome.changes
+        since = "first run" if c.first_run else "since the last run"
+        stdout.print(
+            f"{since}: {c.added:,} added, {c.changed:,} changed, {c.removed:,} removed, "
+            f"{c.unchanged:,} unchanged",
+            markup=False,
+        )
     if outcome.robots_changed is not None:
         verb = "updated" if outcome.robots_changed else "already up to date"
         stdout.print(f"robots.txt {verb}: Sitemap: {outcome.sitemap_url}", markup=False)
@@ -164,6 +173,7 @@ _SETTING_OPTIONS: Mapping[str, str] = {
     "strict": "strict",
     "quiet": "quiet",
     "robots": "robots",
+    "incremental": "incremental",
 }
 _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
@@ -395,6 +405,12 @@ def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> Generate
     help="Fail (exit 1, nothing published) on any left-out URL or bad input row.",
 )
 @click.option(
+    "--incremental",
+    is_flag=True,
+    help="Keep URLs in the shards of the last run (state in OUT/.NAME.sitemapkit.db): "
+    "unchanged files are left alone, and 'submit --changed' announces what changed.",
+)
+@click.option(
     "--shards",
     type=click.IntRange(1, 50_000),
     metavar="N",
@@ -586,17 +602,32 @@ def _submitted_urls(urls: tuple[str, ...], files: tuple[str, ...]) -> Iterable[s
 )
 @click.option("--sitemap", "sitemap_url", metavar="URL", help="Sitemap URL the pings announce.")
 @click.option("--no-key-check", is_flag=True, help="Submit without first fetching the key file.")
+@click.option(
+    "--changed",
+    is_flag=True,
+    help="Submit the URLs the last 'generate --incremental' run in OUT added or changed.",
+)
+@click.option(
+    "--name",
+    default="sitemap",
+    show_default=True,
+    help="File name stem of the set whose changes --changed reads.",
+)
 def submit(urls: tuple[str, ...], url_files: tuple[str, ...], **options: Any) -> None:
     """Announce changed URLs with IndexNow, and ping engines that still take a sitemap ping.
 
     \b
     sitemapkit submit --base-url https://example.com/ --out public https://example.com/new
     sitemapkit submit --config sitemapkit.toml --urls changed.txt
+    sitemapkit submit --config sitemapkit.toml --changed
     """
     check_key = not options.pop("no_key_check")
     config, pings = options.pop("config"), options.pop("pings")
+    changed, name = options.pop("changed"), options.pop("name")
     settings = load_submit_settings(config, overrides={**options, "ping": pings or None})
     wanted = _submitted_urls(urls, url_files)
+    if changed:
+        wanted = itertools.chain(wanted or (), last_changes(settings.out_dir, name))
     if wanted is None and not settings.ping:
         raise click.UsageError("nothing to do: give URLs, --urls FILE or --ping TEMPLATE")
     for template in settings.ping:

@@ -30,6 +30,7 @@ from .sources.accesslog import (
 )
 from .sources.directory import DEFAULT_INCLUDE, DEFAULT_INDEX_FILES, from_directory
 from .sources.urllist import UrlListFormat, from_urllist
+from .state import ChangeCounts, RunState, state_path
 from .writer import SitemapWriter, WriteResult
 
 __all__ = [
@@ -178,6 +179,7 @@ class GenerateSettings:
     strict: bool = False
     quiet: bool = False
     robots: Path | None = None
+    incremental: bool = False
 
     def __post_init__(self) -> None:
         if self.timezone is not None:
@@ -197,6 +199,8 @@ class GenerateResult:
     sitemap_url: str
     robots_changed: bool | None = None
     filtered: Mapping[str, int] = field(default_factory=dict)
+    #: What an incremental run changed since the last one (None when not incremental).
+    changes: ChangeCounts | None = None
 
 
 def _with_defaults(entries: Iterable[URLEntry], source: Source) -> Iterator[URLEntry]:
@@ -255,23 +259,13 @@ def generate(
     if settings.filters:
         filters.append(make_filter(settings.filters))
         entries = filters[-1](entries)
-    written: WriteResult | ShardedResult
+    stream = entries if wrap is None else wrap(entries)
+    if settings.incremental:
+        if out is not None:
+            raise InvalidValueError("incremental runs keep their state in a local --out folder")
+        return _generate_incremental(settings, stream, shards, filters)
     if shards is not None:
-        options = ShardOptions(
-            base_url=settings.base_url,
-            shards=shards,
-            gzip=settings.gzip,
-            max_urls=settings.max_urls,
-            max_bytes=settings.max_bytes,
-            name=settings.name,
-            format=settings.format,
-            protocol=settings.protocol,
-            keep_session_ids=settings.keep_session_ids,
-            strict=settings.strict,
-            assume_tz=settings.tzinfo,
-        )
-        stream = entries if wrap is None else wrap(entries)
-        written = write_sharded(stream, out or settings.out_dir, options)
+        written = write_sharded(stream, out or settings.out_dir, _shard_options(settings, shards))
         return _finish(settings, written, filters)
     with SitemapWriter(
         settings.out_dir,
@@ -286,8 +280,42 @@ def generate(
         strict=settings.strict,
         assume_tz=settings.tzinfo,
     ) as writer:
-        writer.add_all(entries if wrap is None else wrap(entries))
+        writer.add_all(stream)
     return _finish(settings, writer.result, filters)
+
+
+def _shard_options(settings: GenerateSettings, shards: int) -> ShardOptions:
+    return ShardOptions(
+        base_url=settings.base_url,
+        shards=shards,
+        gzip=settings.gzip,
+        max_urls=settings.max_urls,
+        max_bytes=settings.max_bytes,
+        name=settings.name,
+        format=settings.format,
+        protocol=settings.protocol,
+        keep_session_ids=settings.keep_session_ids,
+        strict=settings.strict,
+        assume_tz=settings.tzinfo,
+    )
+
+
+def _generate_incremental(
+    settings: GenerateSettings,
+    entries: Iterable[URLEntry],
+    shards: int | None,
+    filters: list[URLFilter],
+) -> GenerateResult:
+    """Write in the shards the state remembers, then record what changed (see state.py)."""
+    from .reader import iter_urls
+
+    settings.out_dir.mkdir(parents=True, exist_ok=True)
+    with RunState(state_path(settings.out_dir, settings.name)) as state:
+        count = shards or state.shards or 1
+        written = write_sharded(entries, settings.out_dir, _shard_options(settings, count))
+        published = iter_urls(str(written.entry_point), stop_on_error=True)
+        changes = state.record(published, shards=count)
+    return dataclasses.replace(_finish(settings, written, filters), changes=changes)
 
 
 def _finish(
