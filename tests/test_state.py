@@ -69,7 +69,7 @@ def test_a_rerun_rewrites_only_the_changed_child(tmp_path: Path) -> None:
 
 def test_added_and_removed_urls_and_an_unchanged_rerun(tmp_path: Path) -> None:
     run(tmp_path, catalogue())
-    lines = catalogue()[1:] + [f"{BASE}new"]
+    lines = [*catalogue()[1:], f"{BASE}new"]
     result = run(tmp_path, lines)
     assert result.changes is not None
     assert (result.changes.added, result.changes.removed) == (1, 1)

@@ -318,6 +318,6 @@ def test_cli_submit_changed_after_an_incremental_run(
     generate(f"{base}a lastmod=2024-02-01\n{base}b\n{base}d\n")
     argv = ["submit", "--base-url", base, "--out", str(out), "--endpoint", indexnow.endpoint,
             "--changed"]  # fmt: skip
-    code, stdout, stderr = run_cli(argv, capsys)
+    code, _, stderr = run_cli(argv, capsys)
     assert (code, stderr) == (0, "")
     assert indexnow.batches[0]["urlList"] == [f"{base}a", f"{base}d"]
