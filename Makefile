@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck pytest install dev clean bench
+.PHONY: demo test lint typecheck pytest install dev clean bench bench-dask
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ test: lint typecheck pytest
 bench: $(DEV_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_writer.py
+
+# Issue 8: 10,000,000 URLs from Parquet, SitemapWriter against Dask on 1 and 2 workers.
+bench-dask: $(DEV_STAMP)
+	$(BIN)/python benchmarks/bench_dask.py --urls 10000000 --shards 20 --repeat 3
 
 clean:
 	rm -rf $(VENV) demo-out .mypy_cache .ruff_cache .pytest_cache

@@ -218,3 +218,16 @@ def test_ctrl_c_without_state_says_nothing_was_kept(tmp_path: Path) -> None:
         _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130
     assert stderr.strip() == "error: interrupted, nothing published"
+
+
+def test_crawl_to_an_object_store_url(
+    site: FaultServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import fsspec  # a dev dependency
+
+    code, out, err = run(capsys, "crawl", site.url("/docs/"), "--out", "memory://crawl-out/", *FAST)
+    assert code == 0, err
+    assert "memory://crawl-out/sitemap.xml" in out
+    store = fsspec.filesystem("memory")
+    assert any(name.endswith("/sitemap.xml") for name in store.ls("/crawl-out", detail=False))
+    store.rm("/crawl-out", recursive=True)

@@ -23,7 +23,8 @@ def test_import_is_light() -> None:
     script = (
         "import sys, sitemapkit, sitemapkit.submit, sitemapkit.config; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'click', 'rich', 'httpx', 'aiohttp', 'requests', 'dask'}))"
+        "{'click', 'rich', 'httpx', 'aiohttp', 'requests', 'dask', 'distributed', 'fsspec', "
+        "'pandas', 'pyarrow'}))"
     )
     output = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True

@@ -297,3 +297,27 @@ def test_cli_submit_reports_refusal_on_one_line(
     assert err.startswith(f"error: {indexnow.endpoint}: HTTP 422 unprocessable")
     assert err.count("\n") == 1
     assert run_cli(["submit", "--base-url", base, "--out", str(out)], capsys)[0] == 2
+
+
+def test_cli_submit_changed_after_an_incremental_run(
+    site: tuple[Path, str],
+    indexnow: IndexNowServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out, base = site
+    urls = tmp_path / "urls.txt"
+
+    def generate(lines: str) -> None:
+        urls.write_text(lines)
+        argv = ["generate", "--base-url", base, "--urls", str(urls), "--out", str(out),
+                "--incremental", "-q"]  # fmt: skip
+        assert run_cli(argv, capsys)[0] == 0
+
+    generate(f"{base}a lastmod=2024-01-01\n{base}b\n{base}c\n")
+    generate(f"{base}a lastmod=2024-02-01\n{base}b\n{base}d\n")
+    argv = ["submit", "--base-url", base, "--out", str(out), "--endpoint", indexnow.endpoint,
+            "--changed"]  # fmt: skip
+    code, _, stderr = run_cli(argv, capsys)
+    assert (code, stderr) == (0, "")
+    assert indexnow.batches[0]["urlList"] == [f"{base}a", f"{base}d"]

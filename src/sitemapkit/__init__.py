@@ -47,7 +47,19 @@ from .settings import (
     URLListSource,
     generate,
 )
+from .shard import (
+    ChildFile,
+    ShardedOutput,
+    ShardedResult,
+    ShardManifest,
+    ShardOptions,
+    ShardRouter,
+    shard_of,
+    write_shard,
+    write_sharded,
+)
 from .sources import from_access_log, from_directory, from_urllist
+from .storage import ShardTarget
 from .submit import (
     IndexNowResult,
     SubmitSettings,
@@ -67,6 +79,7 @@ __all__ = [
     "AccessLogSource",
     "Alternate",
     "Change",
+    "ChildFile",
     "ConfigError",
     "CrawlSettings",
     "CrawlSource",
@@ -98,6 +111,12 @@ __all__ = [
     "Reader",
     "Report",
     "Severity",
+    "ShardManifest",
+    "ShardOptions",
+    "ShardRouter",
+    "ShardTarget",
+    "ShardedOutput",
+    "ShardedResult",
     "SitemapError",
     "SitemapRef",
     "SitemapSource",
@@ -137,7 +156,10 @@ __all__ = [
     "parse_lastmod",
     "ping_sitemap",
     "read_config",
+    "shard_of",
     "submit_indexnow",
     "update_robots_txt",
     "validate",
+    "write_shard",
+    "write_sharded",
 ]

@@ -34,6 +34,7 @@ from .fetch import DEFAULT_MAX_BYTES, FetchSettings
 from .filters import FilterAction, FilterRule
 from .model import Problem, URLEntry
 from .reader import Reader, ReadLimits, ReadStats
+from .robots import update_robots_txt
 from .settings import (
     AccessLogSource,
     CrawlSource,
@@ -48,6 +49,8 @@ from .settings import generate as run_generate
 from .sources import from_urllist
 from .sources.accesslog import DEFAULT_BOT_AGENTS
 from .sources.directory import DEFAULT_INCLUDE
+from .state import last_changes
+from .storage import is_local, local_path
 from .submit import INDEXNOW_ENDPOINT, IndexNowBatch, announce, is_retired_ping
 from .urls import scope_of
 
@@ -133,6 +136,14 @@ def _print_summary(outcome: GenerateResult, problems: int) -> None:
         stdout.print(f"news: {news.entry_point}  ({news.urls:,} URLs)", markup=False)
     if problems:
         stdout.print(f"input problems (rows skipped): {problems:,}")
+    if outcome.changes is not None:
+        c = outcome.changes
+        since = "first run" if c.first_run else "since the last run"
+        stdout.print(
+            f"{since}: {c.added:,} added, {c.changed:,} changed, {c.removed:,} removed, "
+            f"{c.unchanged:,} unchanged",
+            markup=False,
+        )
     if outcome.robots_changed is not None:
         verb = "updated" if outcome.robots_changed else "already up to date"
         stdout.print(f"robots.txt {verb}: Sitemap: {outcome.sitemap_url}", markup=False)
@@ -166,6 +177,7 @@ _SETTING_OPTIONS: Mapping[str, str] = {
     "strict": "strict",
     "quiet": "quiet",
     "robots": "robots",
+    "incremental": "incremental",
 }
 _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
@@ -274,9 +286,9 @@ _CRAWL_CONTEXT = {**CONTEXT_SETTINGS, "default_map": {"concurrency": 8, "per_hos
 @click.option(
     "--out",
     "out_dir",
-    metavar="DIR",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Output folder (created if missing; published atomically).",
+    metavar="DIR|URL",
+    help="Output folder (created if missing; published atomically), or an fsspec URL "
+    "(s3://bucket/path/, gs://..., az://...), which implies --shards.",
 )
 @click.option(
     "--urls",
@@ -437,6 +449,32 @@ _CRAWL_CONTEXT = {**CONTEXT_SETTINGS, "default_map": {"concurrency": 8, "per_hos
     is_flag=True,
     help="Fail (exit 1, nothing published) on any left-out URL or bad input row.",
 )
+@click.option(
+    "--incremental",
+    is_flag=True,
+    help="Keep URLs in the shards of the last run (state in OUT/.NAME.sitemapkit.db): "
+    "unchanged files are left alone, and 'submit --changed' announces what changed.",
+)
+@click.option(
+    "--shards",
+    type=click.IntRange(1, 50_000),
+    metavar="N",
+    help="Spread URLs over N shards by a stable hash and write each shard's children apart "
+    "(sorted; the same files on one machine and on Dask).",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Run the shards in this process, or on Dask (needs sitemapkit[dask] and --shards).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS|local[:N]",
+    help="Dask scheduler for --engine dask: a scheduler address, or a local cluster of N "
+    "worker processes [default: local, one per core].",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors.")
 def generate(**params: Any) -> None:
     """Write sitemaps for every URL of the given sources into OUT.
@@ -450,10 +488,46 @@ def generate(**params: Any) -> None:
     sitemapkit generate --base-url https://example.com/ --out public \\
         --crawl https://example.com/ --state crawl.sqlite --report excluded.csv
     """
-    _generate(generate_settings(click.get_current_context(), params))
+    shards, engine, scheduler = params.pop("shards"), params.pop("engine"), params.pop("scheduler")
+    if engine == "dask" and shards is None:
+        raise click.UsageError("--engine dask needs --shards N")
+    if scheduler is not None and engine != "dask":
+        raise click.UsageError("--scheduler goes with --engine dask")
+    target = _take_out(params)
+    settings = generate_settings(click.get_current_context(), params)
+    if engine == "dask":
+        assert shards is not None
+        _generate(
+            settings,
+            lambda run_settings, problems, _wrap: _generate_on_dask(
+                run_settings, target, shards, scheduler, problems
+            ),
+        )
+    else:
+        _generate(settings, shards=shards or (1 if target else None), out=target)
 
 
-def _generate(settings: GenerateSettings) -> None:
+def _take_out(params: dict[str, Any]) -> str | None:
+    """Make ``--out`` a local Path in ``params``; an object-store URL is returned instead
+    (the settings then hold a placeholder)."""
+    out: str | None = params["out_dir"]
+    remote = out is not None and not is_local(out)
+    if out is not None:
+        params["out_dir"] = Path(".") if remote else local_path(out)
+    return out if remote else None
+
+
+#: Runs one generate: settings, the problem printer and the progress wrapper in, result out.
+Runner = Callable[[GenerateSettings, ProblemPrinter, Any], GenerateResult]
+
+
+def _generate(
+    settings: GenerateSettings,
+    run: Runner | None = None,
+    *,
+    shards: int | None = None,
+    out: str | None = None,
+) -> None:
     """Run ``settings`` with the live displays and print the summary (generate and crawl)."""
     display = _CrawlDisplay(enabled=not settings.quiet and stderr.is_terminal)
     settings = dataclasses.replace(
@@ -466,7 +540,10 @@ def _generate(settings: GenerateSettings) -> None:
     problems = ProblemPrinter(strict=settings.strict)
     wrap = None if settings.quiet or display.enabled else _with_progress
     try:
-        outcome = run_generate(settings, on_problem=problems, wrap=wrap)
+        if run is not None:
+            outcome = run(settings, problems, wrap)
+        else:
+            outcome = run_generate(settings, on_problem=problems, wrap=wrap, shards=shards, out=out)
     except KeyboardInterrupt:
         display.close()
         saved = [s.state for s in settings.sources if isinstance(s, CrawlSource) and s.state]
@@ -478,6 +555,78 @@ def _generate(settings: GenerateSettings) -> None:
     if not settings.quiet:
         _print_summary(outcome, problems.count)
         display.print_summary()
+
+
+def _generate_on_dask(
+    settings: GenerateSettings,
+    out: str | None,
+    shards: int,
+    scheduler: str | None,
+    problems: ProblemPrinter,
+) -> GenerateResult:
+    """Read the URL lists on the cluster (fsspec URLs and globs), other sources here."""
+    try:
+        import dask.bag as db
+
+        from . import dask as on_dask
+    except ImportError as exc:
+        raise click.UsageError(
+            f"--engine dask needs the dask extra: pip install 'sitemapkit[dask]' ({exc})"
+        ) from exc
+    if settings.filters or any(
+        source.filters or source.changefreq is not None or source.priority is not None
+        for source in settings.sources
+    ):
+        raise click.UsageError("--engine dask takes no URL filters or per-source defaults")
+    lists = [source for source in settings.sources if isinstance(source, URLListSource)]
+    if any("-" in source.paths for source in lists):
+        raise click.UsageError("--engine dask reads files, not standard input")
+    with on_dask.connect(scheduler):
+        parts: list[Any] = [
+            on_dask.read_urls(
+                source.paths,
+                format=source.format,
+                encoding=source.encoding,
+                assume_tz=settings.tzinfo,
+                strict=settings.strict,
+            )
+            for source in lists
+        ]
+        local = [
+            entry
+            for source in settings.sources
+            if not isinstance(source, URLListSource)
+            for entry in source.entries(settings, problems)
+        ]
+        if local:
+            parts.append(db.from_sequence(local, partition_size=100_000))
+        if not parts:
+            raise click.UsageError("give at least one source")
+        data = parts[0] if len(parts) == 1 else db.concat([_as_bag(part) for part in parts])
+        written = on_dask.write_sitemaps(
+            data,
+            base_url=settings.base_url,
+            out=out or settings.out_dir,
+            shards=shards,
+            gzip=settings.gzip,
+            max_urls=settings.max_urls,
+            max_bytes=settings.max_bytes,
+            name=settings.name,
+            format=settings.format,
+            protocol=settings.protocol,
+            keep_session_ids=settings.keep_session_ids,
+            strict=settings.strict,
+            assume_tz=settings.tzinfo,
+        )
+    robots = settings.robots
+    changed = None if robots is None else update_robots_txt(robots, written.entry_url)
+    return GenerateResult(written, written.entry_url, changed)
+
+
+def _as_bag(data: Any) -> Any:
+    import dask.bag as db
+
+    return data if isinstance(data, db.Bag) else data.to_bag(format="dict")
 
 
 @cli.command(context_settings=CONTEXT_SETTINGS)
@@ -541,17 +690,32 @@ def _submitted_urls(urls: tuple[str, ...], files: tuple[str, ...]) -> Iterable[s
 )
 @click.option("--sitemap", "sitemap_url", metavar="URL", help="Sitemap URL the pings announce.")
 @click.option("--no-key-check", is_flag=True, help="Submit without first fetching the key file.")
+@click.option(
+    "--changed",
+    is_flag=True,
+    help="Submit the URLs the last 'generate --incremental' run in OUT added or changed.",
+)
+@click.option(
+    "--name",
+    default="sitemap",
+    show_default=True,
+    help="File name stem of the set whose changes --changed reads.",
+)
 def submit(urls: tuple[str, ...], url_files: tuple[str, ...], **options: Any) -> None:
     """Announce changed URLs with IndexNow, and ping engines that still take a sitemap ping.
 
     \b
     sitemapkit submit --base-url https://example.com/ --out public https://example.com/new
     sitemapkit submit --config sitemapkit.toml --urls changed.txt
+    sitemapkit submit --config sitemapkit.toml --changed
     """
     check_key = not options.pop("no_key_check")
     config, pings = options.pop("config"), options.pop("pings")
+    changed, name = options.pop("changed"), options.pop("name")
     settings = load_submit_settings(config, overrides={**options, "ping": pings or None})
     wanted = _submitted_urls(urls, url_files)
+    if changed:
+        wanted = itertools.chain(wanted or (), last_changes(settings.out_dir, name))
     if wanted is None and not settings.ping:
         raise click.UsageError("nothing to do: give URLs, --urls FILE or --ping TEMPLATE")
     for template in settings.ping:
@@ -814,6 +978,9 @@ class _CrawlDisplay:
 # values that stand for them.
 _NOT_FOR_CRAWL: Mapping[str, Any] = {
     "config": None,
+    "shards": None,
+    "engine": "local",
+    "scheduler": None,
     "sitemaps": (),
     "url_lists": (),
     "urls_format": "auto",
@@ -847,12 +1014,14 @@ def crawl_command(url: str, **params: Any) -> None:
     if ctx.get_parameter_source("base_url") not in _GIVEN:
         params["base_url"] = scope_of(url)
         ctx.set_parameter_source("base_url", ParameterSource.COMMANDLINE)
+    target = _take_out(params)
     settings = generate_settings(ctx, {**params, **_NOT_FOR_CRAWL, "crawl_urls": (url,)})
     (source,) = settings.sources
     assert isinstance(source, CrawlSource)
     steered = dataclasses.replace(source.settings, filters=settings.filters)
     crawl_source = dataclasses.replace(source, settings=steered)
-    _generate(dataclasses.replace(settings, sources=(crawl_source,), filters=()))
+    crawl_settings = dataclasses.replace(settings, sources=(crawl_source,), filters=())
+    _generate(crawl_settings, shards=1 if target else None, out=target)
 
 
 def _options_of(decorator: Callable[[Callable[..., None]], Callable[..., None]]) -> list[Any]:

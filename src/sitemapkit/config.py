@@ -242,6 +242,7 @@ _TOP: Final[dict[str, Check]] = {
     "strict": _bool,
     "quiet": _bool,
     "robots": _str,
+    "incremental": _bool,
 }
 _TABLES: Final = ("source", "filter", "submit")
 _SOURCE_COMMON: Final[dict[str, Check]] = {
@@ -577,6 +578,9 @@ strict = false            # fail (exit 1, nothing published) on any left-out URL
 quiet = false             # print nothing but errors
 # Add or update the Sitemap: line of this robots.txt after each run.
 #robots = "public/robots.txt"
+# Keep URLs in the shards of the last run (state in out/.sitemap.sitemapkit.db): unchanged
+# files are left alone, and `sitemapkit submit --changed` announces what changed.
+incremental = false
 
 # Sources are read in order; each URL is listed once (the first sighting wins).
 # changefreq and priority are defaults for entries that do not carry their own.

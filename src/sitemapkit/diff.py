@@ -21,7 +21,7 @@ from .fetch import FetchSettings
 from .model import ProblemHandler, URLEntry, log_problem
 from .reader import Reader, ReadLimits
 
-__all__ = ["Change", "diff_sitemaps"]
+__all__ = ["Change", "diff_sitemaps", "encode_fields"]
 
 ChangeKind = Literal["added", "removed", "changed"]
 
@@ -51,7 +51,7 @@ class Change:
         return result
 
 
-def _encode(entry: URLEntry) -> str:
+def encode_fields(entry: URLEntry) -> str:
     """The compared fields of an entry as one string (cheap for entries without extensions)."""
     lastmod = entry.lastmod
     if lastmod is not None and not isinstance(lastmod, str):
@@ -121,7 +121,7 @@ def _batches(reader: Reader, source: str, start: int) -> Iterator[list[tuple[str
     for batch in reader.read_batches(source):
         rows = []
         for entry in batch:
-            rows.append((entry.loc, position, _encode(entry)))
+            rows.append((entry.loc, position, encode_fields(entry)))
             position += 1
         yield rows
 

@@ -35,8 +35,8 @@ _MANIFEST = ".{name}.sitemapkit.json"
 
 
 def child_name_pattern(name: str) -> re.Pattern[str]:
-    """Names of the children a writer with stem ``name`` produces."""
-    return re.compile(re.escape(name) + r"-\d{5,}-[0-9a-f]{8}\.(?:xml|txt)(?:\.gz)?")
+    """Names of the children a writer with stem ``name`` produces, sharded (``-s0003``) or not."""
+    return re.compile(re.escape(name) + r"(?:-s\d{4,})?-\d{5,}-[0-9a-f]{8}\.(?:xml|txt)(?:\.gz)?")
 
 
 def _fsync_dir(path: Path) -> None:

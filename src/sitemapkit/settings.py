@@ -23,6 +23,7 @@ from .errors import InvalidValueError
 from .filters import FilterRule, URLFilter
 from .model import ProblemHandler, URLEntry, check_changefreq, check_priority, log_problem
 from .robots import update_robots_txt
+from .shard import ShardedResult, ShardOptions, write_sharded
 from .sources.accesslog import (
     DEFAULT_BOT_AGENTS,
     DEFAULT_SKIP_EXTENSIONS,
@@ -31,6 +32,7 @@ from .sources.accesslog import (
 )
 from .sources.directory import DEFAULT_INCLUDE, DEFAULT_INDEX_FILES, from_directory
 from .sources.urllist import UrlListFormat, from_urllist
+from .state import ChangeCounts, RunState, state_path
 from .writer import SitemapWriter, WriteResult
 
 __all__ = [
@@ -224,6 +226,7 @@ class GenerateSettings:
     strict: bool = False
     quiet: bool = False
     robots: Path | None = None
+    incremental: bool = False
 
     def __post_init__(self) -> None:
         if self.timezone is not None:
@@ -239,10 +242,12 @@ class GenerateSettings:
 class GenerateResult:
     """What :func:`generate` did."""
 
-    written: WriteResult
+    written: WriteResult | ShardedResult
     sitemap_url: str
     robots_changed: bool | None = None
     filtered: Mapping[str, int] = field(default_factory=dict)
+    #: What an incremental run changed since the last one (None when not incremental).
+    changes: ChangeCounts | None = None
 
 
 def _with_defaults(entries: Iterable[URLEntry], source: Source) -> Iterator[URLEntry]:
@@ -264,10 +269,14 @@ def generate(
     *,
     on_problem: ProblemHandler = log_problem,
     wrap: Callable[[Iterable[URLEntry]], Iterable[URLEntry]] | None = None,
+    shards: int | None = None,
+    out: str | None = None,
 ) -> GenerateResult:
     """Read every source, filter, write and publish the sitemaps, then update robots.txt.
 
     ``wrap`` sees the combined entry stream before the writer (the CLI counts progress there).
+    With ``shards`` the sharded writer (:func:`~sitemapkit.write_sharded`) writes them, to
+    ``out`` (an fsspec URL) when given, else to ``settings.out_dir``.
     """
     if not settings.sources:
         raise InvalidValueError(
@@ -297,6 +306,14 @@ def generate(
     if settings.filters:
         filters.append(make_filter(settings.filters))
         entries = filters[-1](entries)
+    stream = entries if wrap is None else wrap(entries)
+    if settings.incremental:
+        if out is not None:
+            raise InvalidValueError("incremental runs keep their state in a local --out folder")
+        return _generate_incremental(settings, stream, shards, filters)
+    if shards is not None:
+        written = write_sharded(stream, out or settings.out_dir, _shard_options(settings, shards))
+        return _finish(settings, written, filters)
     with SitemapWriter(
         settings.out_dir,
         base_url=settings.base_url,
@@ -310,8 +327,48 @@ def generate(
         strict=settings.strict,
         assume_tz=settings.tzinfo,
     ) as writer:
-        writer.add_all(entries if wrap is None else wrap(entries))
-    written = writer.result
+        writer.add_all(stream)
+    return _finish(settings, writer.result, filters)
+
+
+def _shard_options(settings: GenerateSettings, shards: int) -> ShardOptions:
+    return ShardOptions(
+        base_url=settings.base_url,
+        shards=shards,
+        gzip=settings.gzip,
+        max_urls=settings.max_urls,
+        max_bytes=settings.max_bytes,
+        name=settings.name,
+        format=settings.format,
+        protocol=settings.protocol,
+        keep_session_ids=settings.keep_session_ids,
+        strict=settings.strict,
+        assume_tz=settings.tzinfo,
+    )
+
+
+def _generate_incremental(
+    settings: GenerateSettings,
+    entries: Iterable[URLEntry],
+    shards: int | None,
+    filters: list[URLFilter],
+) -> GenerateResult:
+    """Write in the shards the state remembers, then record what changed (see state.py)."""
+    from .reader import iter_urls
+
+    settings.out_dir.mkdir(parents=True, exist_ok=True)
+    with RunState(state_path(settings.out_dir, settings.name)) as state:
+        count = shards or state.shards or 1
+        written = write_sharded(entries, settings.out_dir, _shard_options(settings, count))
+        published = iter_urls(str(written.entry_point), stop_on_error=True)
+        changes = state.record(published, shards=count)
+    return dataclasses.replace(_finish(settings, written, filters), changes=changes)
+
+
+def _finish(
+    settings: GenerateSettings, written: WriteResult | ShardedResult, filters: list[URLFilter]
+) -> GenerateResult:
+    """Update robots.txt and count what the filters dropped."""
     sitemap_url = written.entry_url
     robots_changed = None
     if settings.robots is not None:

@@ -18,7 +18,7 @@ from itertools import accumulate, chain, repeat
 from operator import add
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Literal, Self
+from typing import ClassVar, Final, Literal, Self
 
 from ._fingerprints import FingerprintSet
 from ._hreflang import HreflangGroups
@@ -45,6 +45,7 @@ from .model import (
     MAX_NEWS_URLS,
     PROTOCOLS,
     XHTML_NS,
+    Profile,
     SitemapRef,
     URLEntry,
     check_changefreq,
@@ -53,7 +54,14 @@ from .model import (
 from .publish import Staging
 from .urls import URLNormalizer, normalize_url
 
-__all__ = ["SitemapWriter", "WriteResult"]
+__all__ = [
+    "CheckedOptions",
+    "SitemapWriter",
+    "WriteResult",
+    "check_options",
+    "child_file_name",
+    "write_index",
+]
 
 _BATCH: Final = 1024
 _CHUNK_ENTRIES: Final = 2048
@@ -119,6 +127,71 @@ _NO_LASTMOD: Final[_Lastmod] = (None, float("-inf"))
 _Extras = tuple[str | None, str | None, URLEntry | None]
 
 
+@dataclass(frozen=True, slots=True)
+class CheckedOptions:
+    """Writer options after :func:`check_options`: the limits in force and the URL rules."""
+
+    profile: Profile
+    max_urls: int
+    max_bytes: int
+    normalizer: URLNormalizer
+    base_url: str
+
+
+def check_options(
+    *,
+    base_url: str,
+    max_urls: int | None,
+    max_bytes: int | None,
+    name: str,
+    format: str,
+    protocol: str,
+    keep_session_ids: bool,
+) -> CheckedOptions:
+    """Refuse options no writer could honour; shared by every writer so they agree."""
+    if protocol not in PROTOCOLS:
+        raise InvalidValueError(f"unknown protocol version {protocol!r} (0.9 or 0.84)")
+    if format not in ("xml", "txt"):
+        raise InvalidValueError(f"unknown format {format!r} (xml or txt)")
+    if not name or "/" in name or name.startswith("."):
+        raise InvalidValueError(f"bad sitemap name {name!r}")
+    profile = PROTOCOLS[protocol]
+    max_urls = profile.max_urls if max_urls is None else max_urls
+    max_bytes = profile.max_bytes if max_bytes is None else max_bytes
+    if not 1 <= max_urls <= profile.max_urls:
+        raise InvalidValueError(
+            f"max_urls must be between 1 and {profile.max_urls:,} "
+            f"(the protocol {protocol} limit), not {max_urls:,}"
+        )
+    if not _MIN_BYTES <= max_bytes <= profile.max_bytes:
+        raise InvalidValueError(
+            f"max_bytes must be between {_MIN_BYTES:,} and {profile.max_bytes:,} "
+            f"(the protocol {protocol} limit), not {max_bytes:,}"
+        )
+    if not base_url.endswith("/"):
+        base_url += "/"
+    try:
+        normalizer = URLNormalizer(base_url, keep_session_ids=keep_session_ids)
+    except InvalidURLError as exc:
+        raise InvalidValueError(f"bad base URL {base_url!r}: {exc.message}") from exc
+    assert normalizer.base_url is not None
+    return CheckedOptions(profile, max_urls, max_bytes, normalizer, normalizer.base_url)
+
+
+def child_file_name(stem: str, number: int, sha256: str, suffix: str) -> str:
+    """``{stem}-{number:05d}-{hash}{suffix}``: a new child never takes an old child's name."""
+    return f"{stem}-{number:05d}-{sha256[:8]}{suffix}"
+
+
+def write_index(
+    path: Path, profile: Profile, refs: Sequence[SitemapRef], *, stylesheet: str | None = None
+) -> SinkResult:
+    """Write a ``<sitemapindex>`` file, fsynced (the entry point of a set of children)."""
+    index = FileSink(path, gzip=False)
+    index.write(render_index(profile, refs, stylesheet=stylesheet).encode("utf-8"))
+    return index.close()
+
+
 _LASTMOD = re.compile(r"<lastmod>([^<]*)</lastmod>")
 
 
@@ -176,6 +249,13 @@ class SitemapWriter:
     2
     """
 
+    #: Whether one file alone may become the entry point (a subclass writing parts says no).
+    _single_file_possible: ClassVar[bool] = True
+    #: Whether URLs arrive normalised, in scope and unique (a subclass that checked them).
+    _trusted_input: ClassVar[bool] = False
+    #: Whether hreflang sets are completed at close (needs every version in this writer).
+    _reciprocal_hreflang: ClassVar[bool] = True
+
     def __init__(
         self,
         out_dir: str | os.PathLike[str],
@@ -197,33 +277,20 @@ class SitemapWriter:
         now: datetime | None = None,
         legacy_image_fields: bool = False,
     ) -> None:
-        if protocol not in PROTOCOLS:
-            raise InvalidValueError(f"unknown protocol version {protocol!r} (0.9 or 0.84)")
-        if format not in ("xml", "txt"):
-            raise InvalidValueError(f"unknown format {format!r} (xml or txt)")
-        if not name or "/" in name or name.startswith("."):
-            raise InvalidValueError(f"bad sitemap name {name!r}")
-        self.profile = PROTOCOLS[protocol]
-        self.max_urls = self.profile.max_urls if max_urls is None else max_urls
-        self.max_bytes = self.profile.max_bytes if max_bytes is None else max_bytes
-        if not 1 <= self.max_urls <= self.profile.max_urls:
-            raise InvalidValueError(
-                f"max_urls must be between 1 and {self.profile.max_urls:,} "
-                f"(the protocol {protocol} limit), not {self.max_urls:,}"
-            )
-        if not _MIN_BYTES <= self.max_bytes <= self.profile.max_bytes:
-            raise InvalidValueError(
-                f"max_bytes must be between {_MIN_BYTES:,} and {self.profile.max_bytes:,} "
-                f"(the protocol {protocol} limit), not {self.max_bytes:,}"
-            )
-        if not base_url.endswith("/"):
-            base_url += "/"
-        try:
-            self._normalizer = URLNormalizer(base_url, keep_session_ids=keep_session_ids)
-        except InvalidURLError as exc:
-            raise InvalidValueError(f"bad base URL {base_url!r}: {exc.message}") from exc
-        assert self._normalizer.base_url is not None
-        self.base_url: str = self._normalizer.base_url
+        checked = check_options(
+            base_url=base_url,
+            max_urls=max_urls,
+            max_bytes=max_bytes,
+            name=name,
+            format=format,
+            protocol=protocol,
+            keep_session_ids=keep_session_ids,
+        )
+        self.profile = checked.profile
+        self.max_urls = checked.max_urls
+        self.max_bytes = checked.max_bytes
+        self._normalizer = checked.normalizer
+        self.base_url: str = checked.base_url
         self.out_dir = Path(out_dir)
         self.name = name
         self.format = format
@@ -303,7 +370,7 @@ class SitemapWriter:
         if entry.news is not None and self.split_news:
             self._add_news(entry)
             entry = replace(entry, news=None)
-        if entry.alternates and self.format == "xml":
+        if entry.alternates and self.format == "xml" and self._reciprocal_hreflang:
             self._declare_alternates(entry)
             entry = replace(entry, alternates=())  # the whole set is written at close
         extensions = None
@@ -427,7 +494,7 @@ class SitemapWriter:
             return
         self._locs, self._lms, self._extras = [], [], {}
         positions: list[int] | None = None  # original batch positions of what is kept
-        if not self._normalizer.batch_is_normal(locs):
+        if not self._trusted_input and not self._normalizer.batch_is_normal(locs):
             positions, normal = [], []
             for position, result in enumerate(self._normalizer.normalize_many(locs)):
                 if type(result) is str:
@@ -437,8 +504,8 @@ class SitemapWriter:
                     assert isinstance(result, InvalidURLError)
                     self._skip(result.reason, locs[position], result.message)
             locs = normal
-        fresh = self._fingerprints.add_many(locs)
-        if len(fresh) != len(locs):
+        fresh = None if self._trusted_input else self._fingerprints.add_many(locs)
+        if fresh is not None and len(fresh) != len(locs):
             kept = set(fresh)
             for index, loc in enumerate(locs):
                 if index not in kept:
@@ -634,7 +701,7 @@ class SitemapWriter:
                 f"may list at most {self.profile.max_sitemaps:,} (protocol {self.profile.version})"
             )
         # The first file might stay the only one, the plain entry point: compress it later.
-        compress = self.gzip and number > 1
+        compress = self.gzip and (number > 1 or not self._single_file_possible)
         sink = FileSink(
             self._staging.path / f"part-{number:05d}", gzip=compress, level=self._compress_level
         )
@@ -756,16 +823,14 @@ class SitemapWriter:
         raw = written = 0
         suffix = self._suffix + (".gz" if self.gzip else "")
         for number, child in enumerate(self._children, start=1):
-            name = f"{self.name}-{number:05d}-{child.result.sha256[:8]}{suffix}"
+            name = child_file_name(self.name, number, child.result.sha256, suffix)
             os.replace(child.result.path, staging / name)
             names.append(name)
             refs.append(SitemapRef(loc=self.base_url + name, lastmod=child.lastmod))
             raw += child.result.raw_bytes
             written += child.result.file_bytes
         index_name = self.name + ".xml"
-        index = FileSink(staging / index_name, gzip=False)
-        index.write(render_index(self.profile, refs, stylesheet=self.stylesheet).encode("utf-8"))
-        index.close()
+        write_index(staging / index_name, self.profile, refs, stylesheet=self.stylesheet)
         self._staging.publish(names, index_name)
         return self._make_result(index_name, names, raw, written)
 
