@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sitemapkit import SitemapWriter, iter_urls
 from sitemapkit.cli import main
 from tests.oracles import assert_schema_valid
 
@@ -194,3 +195,35 @@ def test_help_lists_the_new_commands_and_options() -> None:
                             capture_output=True, text=True, check=True)  # fmt: skip
     assert "init" in result.stdout
     assert "submit" in result.stdout
+
+
+def test_existing_sitemaps_merge_with_new_urls_and_keep_their_lastmod(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = tmp_path / "old"
+    with SitemapWriter(old, base_url=BASE, max_urls=2) as writer:
+        writer.add("/a", lastmod="2020-01-01")
+        writer.add("/b", lastmod="2021-02-03")
+        writer.add("/c")
+    (tmp_path / "new.txt").write_text(f"{BASE}b\n{BASE}d\n")
+    out = tmp_path / "out"
+    argv = ["generate", "--base-url", BASE, "--sitemap", str(old / "sitemap.xml"),
+            "--urls", str(tmp_path / "new.txt"), "--out", str(out), "-q"]  # fmt: skip
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    entries = {entry.loc: entry.lastmod for entry in iter_urls(str(out / "sitemap.xml"))}
+    assert entries == {BASE + "a": "2020-01-01", BASE + "b": "2021-02-03", BASE + "c": None,
+                       BASE + "d": None}  # fmt: skip
+
+
+def test_sitemap_source_in_a_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = tmp_path / "old"
+    with SitemapWriter(old, base_url=BASE) as writer:
+        writer.add("/kept", lastmod="2022-02-02")
+    config = tmp_path / "site.toml"
+    config.write_text(
+        f'base_url = "{BASE}"\nout = "out"\n\n[[source]]\ntype = "sitemap"\n'
+        'path = "old/sitemap.xml"\n'
+    )
+    assert run(["generate", "--config", str(config), "-q"], capsys)[0] == 0
+    assert [e.lastmod for e in iter_urls(str(tmp_path / "out" / "sitemap.xml"))] == ["2022-02-02"]

@@ -17,6 +17,7 @@ from sitemapkit.settings import (
     CrawlSource,
     DirectorySource,
     GenerateSettings,
+    SitemapSource,
     URLListSource,
     generate,
 )
@@ -53,9 +54,14 @@ def test_init_template_with_every_example_enabled_loads(tmp_path: Path) -> None:
         DirectorySource,
         URLListSource,
         AccessLogSource,
+        SitemapSource,
         CrawlSource,
     ]
-    crawl_source = loaded.sources[3]
+    assert loaded.sources[3].paths == (  # type: ignore[union-attr]
+        str(tmp_path / "old" / "sitemap.xml"),
+        "https://www.example.com/sitemap-news.xml",
+    )
+    crawl_source = loaded.sources[4]
     assert isinstance(crawl_source, CrawlSource)
     assert crawl_source.state == str(tmp_path / "crawl.sqlite")
     assert (crawl_source.max_pages, crawl_source.fetch.concurrency) == (100_000, 8)
@@ -207,7 +213,7 @@ def test_missing_base_url_is_reported(tmp_path: Path) -> None:
             "unknown key 'source.keep_noindex' (known here: changefreq, encoding, filter, "
             "format, path, priority, type)",
         ),
-        ('[[source]]\ntype = "sitemap"\npath = "a.xml"\n', 2, "unknown source type string"),
+        ('[[source]]\ntype = "ftp"\npath = "a.xml"\n', 2, "unknown source type string"),
         ('[[source]]\npath = "a.xml"\n', 1, "has no 'type'"),
         ('[[source]]\ntype = "dir"\n', 1, "of type dir has no 'path'"),
         (

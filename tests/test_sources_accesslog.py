@@ -314,3 +314,11 @@ def test_any_bytes_give_problems_never_a_crash(
     assert all(p.source == str(log) and p.line is not None for p in problems)
     if log_format != "w3c":
         assert urls[-1] == BASE + "known"
+
+
+def test_a_comment_line_does_not_make_a_log_w3c(tmp_path: Path) -> None:
+    log = tmp_path / "access.log"
+    log.write_bytes(b"#\n# rotated by cron\n" + combined("/known"))
+    urls, problems = read(log)
+    assert urls == [BASE + "known"]
+    assert [p.line for p in problems] == [1, 2]

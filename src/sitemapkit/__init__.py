@@ -6,6 +6,7 @@ The public API is re-exported here; modules behind it may change shape.
 from .config import load_settings, read_config
 from .crawl import Crawler, CrawlSettings, CrawlStats, ExcludedURL, crawl
 from .dates import format_lastmod, parse_lastmod
+from .diff import Change, diff_sitemaps
 from .discover import DiscoveredSitemap, discover, find_sitemaps
 from .errors import (
     ConfigError,
@@ -42,6 +43,7 @@ from .settings import (
     DirectorySource,
     GenerateResult,
     GenerateSettings,
+    SitemapSource,
     URLListSource,
     generate,
 )
@@ -56,6 +58,7 @@ from .submit import (
     submit_indexnow,
 )
 from .urls import URLNormalizer, iri_to_uri, normalize_url
+from .validate import Issue, Report, Severity, validate
 from .writer import SitemapWriter, WriteResult
 
 __version__ = "0.1.0"
@@ -63,6 +66,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AccessLogSource",
     "Alternate",
+    "Change",
     "ConfigError",
     "CrawlSettings",
     "CrawlSource",
@@ -83,6 +87,7 @@ __all__ = [
     "IndexNowResult",
     "InvalidURLError",
     "InvalidValueError",
+    "Issue",
     "LimitError",
     "News",
     "ParseError",
@@ -91,8 +96,11 @@ __all__ = [
     "ReadLimits",
     "ReadStats",
     "Reader",
+    "Report",
+    "Severity",
     "SitemapError",
     "SitemapRef",
+    "SitemapSource",
     "SitemapWriter",
     "SourceError",
     "StrictError",
@@ -110,6 +118,7 @@ __all__ = [
     "__version__",
     "announce",
     "crawl",
+    "diff_sitemaps",
     "discover",
     "ensure_indexnow_key",
     "filter_entries",
@@ -130,4 +139,5 @@ __all__ = [
     "read_config",
     "submit_indexnow",
     "update_robots_txt",
+    "validate",
 ]

@@ -27,6 +27,7 @@ from .config import load_settings, load_submit_settings, write_example_config
 from .crawl import CrawlStats
 from .crawl.options import DEFAULT_PAGE_BYTES
 from .dates import parse_timezone
+from .diff import Change, diff_sitemaps
 from .discover import find_sitemaps
 from .errors import InvalidValueError, SitemapError, StrictError
 from .fetch import DEFAULT_MAX_BYTES, FetchSettings
@@ -39,6 +40,7 @@ from .settings import (
     DirectorySource,
     GenerateResult,
     GenerateSettings,
+    SitemapSource,
     Source,
     URLListSource,
 )
@@ -124,6 +126,11 @@ def _print_summary(outcome: GenerateResult, problems: int) -> None:
         stdout.print(f"left out ({reason}): {count:,}  e.g. {examples}", markup=False)
     for rule, count in outcome.filtered.items():
         stdout.print(f"filtered out ({rule}): {count:,}", markup=False)
+    for note, count in sorted(result.notes.items()):
+        stdout.print(f"{note}: {count:,}", markup=False)
+    if result.news is not None:
+        news = result.news
+        stdout.print(f"news: {news.entry_point}  ({news.urls:,} URLs)", markup=False)
     if problems:
         stdout.print(f"input problems (rows skipped): {problems:,}")
     if outcome.robots_changed is not None:
@@ -173,7 +180,9 @@ def _cli_filters(ctx: click.Context, params: Mapping[str, Any]) -> list[FilterRu
 
 
 def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
-    sources: list[Source] = [
+    # Existing sitemaps first: the first sighting of a URL wins, so their lastmod is kept.
+    sources: list[Source] = [SitemapSource(params["sitemaps"])] if params["sitemaps"] else []
+    sources += [
         URLListSource((path,), format=params["urls_format"], encoding=params["encoding"])
         for path in params["url_lists"]
     ]
@@ -305,6 +314,14 @@ _CRAWL_CONTEXT = {**CONTEXT_SETTINGS, "default_map": {"concurrency": 8, "per_hos
     "--keep-noindex",
     is_flag=True,
     help="List --dir pages even when they carry a robots noindex meta tag.",
+)
+@click.option(
+    "--sitemap",
+    "sitemaps",
+    multiple=True,
+    metavar="PATH|URL",
+    help="An existing sitemap or index whose entries (with their lastmod) become input; "
+    "local or remote. Repeatable.",
 )
 @click.option(
     "--access-log",
@@ -789,6 +806,7 @@ class _CrawlDisplay:
 # values that stand for them.
 _NOT_FOR_CRAWL: Mapping[str, Any] = {
     "config": None,
+    "sitemaps": (),
     "url_lists": (),
     "urls_format": "auto",
     "encoding": "utf-8",
@@ -1067,6 +1085,144 @@ def discover_command(site: str, output_format: str, **http: Any) -> None:
         _fail(f"{site}: no sitemap found", 1)
 
 
+def _describe_change(change: Change) -> str:
+    if change.kind == "added":
+        return f"+ {change.loc}"
+    if change.kind == "removed":
+        return f"- {change.loc}"
+    old, new = change.old or {}, change.new or {}
+    details = ", ".join(
+        f"{name}: {old.get(name, '-')} -> {new.get(name, '-')}"
+        if name in ("lastmod", "changefreq", "priority")
+        else f"{name} changed"
+        for name in change.fields
+    )
+    return f"~ {change.loc}  ({details})"
+
+
+@cli.command(name="diff", context_settings=CONTEXT_SETTINGS)
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "jsonl"]),
+    default="text",
+    show_default=True,
+    help="Lines '+ URL', '- URL', '~ URL (what changed)', or one JSON object a line.",
+)
+@http_options
+def diff_command(old: str, new: str, output_format: str, **http: Any) -> None:
+    """Show the URLs added, removed and changed from OLD to NEW, in constant memory.
+
+    OLD and NEW are anything `sitemapkit ls` reads: files, URLs, indexes, '-'. Exit status:
+    0 no difference, 1 differences, 2 a side could not be read completely (the differences
+    found are still printed).
+
+    \b
+    sitemapkit diff old/sitemap.xml public/sitemap.xml
+    sitemapkit diff https://example.com/sitemap.xml public/sitemap.xml --format jsonl
+    """
+    problems = 0
+
+    def count(problem: Problem) -> None:
+        nonlocal problems
+        problems += 1
+        _print_problem(problem)
+
+    totals = {"added": 0, "removed": 0, "changed": 0}
+    for change in diff_sitemaps(old, new, settings=_settings(http), on_problem=count):
+        totals[change.kind] += 1
+        if output_format == "jsonl":
+            click.echo(json.dumps(change.to_dict(), ensure_ascii=False))
+        else:
+            click.echo(_describe_change(change))
+    summary = ", ".join(f"{count:,} {kind}" for kind, count in totals.items())
+    stderr.print(f"{summary}", markup=False)
+    sys.stdout.flush()
+    if problems:
+        sys.exit(2)
+    if any(totals.values()):
+        sys.exit(1)
+
+
+@cli.command(context_settings=CONTEXT_SETTINGS)
+@click.argument("sources", nargs=-1, required=True, metavar="SOURCE...")
+@click.option(
+    "--location",
+    metavar="URL",
+    help="Public URL of the sitemap (of the folder, for a folder); turns on the scope rules.",
+)
+@click.option(
+    "--recursive",
+    is_flag=True,
+    help="Also check every sitemap an index lists, and duplicates across the tree.",
+)
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "junit", "sarif"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--fetch/--no-fetch",
+    default=None,
+    help="Allow network access for children and robots.txt [default: only for URL sources].",
+)
+@click.option(
+    "--max-per-rule",
+    type=click.IntRange(0),
+    default=100,
+    show_default=True,
+    metavar="N",
+    help="Findings shown per rule and file (0: all); the rest are counted.",
+)
+def validate(
+    sources: tuple[str, ...],
+    location: str | None,
+    recursive: bool,
+    strict: bool,
+    output_format: str,
+    fetch: bool | None,
+    max_per_rule: int,
+) -> None:
+    """Check sitemaps against every rule of the protocol, with line and column.
+
+    SOURCE is a file, a .gz file, a folder of sitemaps, a URL, or - for stdin. Exit status:
+    0 valid (warnings allowed), 1 errors (or warnings with --strict), 2 could not run.
+
+    \b
+    sitemapkit validate public/sitemap.xml --location https://example.com/sitemap.xml
+    sitemapkit validate https://example.com/sitemap.xml --recursive --format sarif
+    """
+    from .validate import format_report
+    from .validate import validate as run_validate
+    from .validate.report import merge
+
+    if location is not None and len(sources) > 1:
+        raise click.UsageError("--location names one sitemap: give a single SOURCE with it")
+    reports = [
+        run_validate(
+            source,
+            location=location,
+            recursive=recursive,
+            strict=strict,
+            fetch=fetch,
+            max_per_rule=max_per_rule,
+        )
+        for source in sources
+    ]
+    report = merge(reports, strict=strict)
+    click.echo(format_report(report, output_format), nl=False)
+    if output_format == "text":
+        stderr.print(report.summary(), markup=False)
+    if not report.ok:
+        raise click.exceptions.Exit(1)
+
+
 def _fail(message: str, code: int) -> NoReturn:
     stderr.print(f"error: {message}", markup=False)
     sys.exit(code)
@@ -1076,7 +1232,9 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``sitemapkit`` console script."""
     run: Callable[..., Any] = cli.main
     try:
-        run(args=argv, prog_name="sitemapkit", standalone_mode=False)
+        code = run(args=argv, prog_name="sitemapkit", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)  # click returns (not raises) an Exit's code outside standalone mode
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

@@ -1,8 +1,9 @@
 """``sitemapkit.toml``: one file describing a whole site, read with :mod:`tomllib`.
 
 The file holds the ``generate`` options as top-level keys, a ``[[source]]`` table per input
-(``type`` = ``urls``, ``dir``, ``access_log`` or ``crawl``, each with its own options, defaults and
-``[[source.filter]]`` rules), global ``[[filter]]`` rules and a ``[submit]`` table.
+(``type`` = ``urls``, ``dir``, ``access_log``, ``sitemap`` or ``crawl``, each with its own
+options, defaults and ``[[source.filter]]`` rules), global ``[[filter]]`` rules and a ``[submit]``
+table.
 ``docs/config.md`` lists every key. Relative paths are relative to the config file's folder,
 so a run gives the same result from any working directory.
 
@@ -30,6 +31,7 @@ from .settings import (
     CrawlSource,
     DirectorySource,
     GenerateSettings,
+    SitemapSource,
     Source,
     URLListSource,
 )
@@ -268,6 +270,7 @@ _SOURCE_TYPES: Final[dict[str, dict[str, Check]]] = {
         "skip_extensions": _str_list,
         "lastmod_from_requests": _bool,
     },
+    "sitemap": {"path": _str_or_list},
     "crawl": {
         "url": _str,
         "extra_hosts": _str_list,
@@ -357,7 +360,7 @@ class _Reader:
         return data
 
     def path_of(self, text: str) -> str:
-        if text == "-":
+        if text == "-" or text.startswith(("http://", "https://")):
             return text
         expanded = os.path.expanduser(text)
         return os.path.normpath(expanded if os.path.isabs(expanded) else self.folder / expanded)
@@ -382,10 +385,12 @@ class _Reader:
             raise self.error("each [[source]] must be a table", spot)
         kind = data.get("type")
         if kind is None:
-            raise self.error("[[source]] has no 'type' (urls, dir, access_log or crawl)", spot)
+            raise self.error(
+                "[[source]] has no 'type' (urls, dir, access_log, sitemap or crawl)", spot
+            )
         if kind not in _SOURCE_TYPES:
             raise self.error(
-                f"unknown source type {_describe(kind)} (urls, dir, access_log or crawl)",
+                f"unknown source type {_describe(kind)} (urls, dir, access_log, sitemap or crawl)",
                 (*spot, "type"),
             )
         schema = {**_SOURCE_COMMON, **_SOURCE_TYPES[kind], "filter": lambda value: value}
@@ -404,6 +409,8 @@ class _Reader:
             values["paths"] = tuple(self.path_of(p) for p in values.pop("path"))
             if kind == "urls":
                 return URLListSource(**values, filters=rules)
+            if kind == "sitemap":
+                return SitemapSource(**values, filters=rules)
             return AccessLogSource(**values, filters=rules)
         except InvalidValueError as exc:
             key = next((k for k in values if k in exc.message), "url")
@@ -508,7 +515,8 @@ def load_settings(
     all_sources = (*file_sources, *sources)
     if not all_sources:
         raise SitemapError(
-            "give at least one source: --urls FILE, --dir DIR, --access-log FILE or --crawl URL"
+            "give at least one source: --urls FILE, --dir DIR, --access-log FILE,"
+            " --sitemap PATH or --crawl URL"
         )
     return GenerateSettings(sources=all_sources, filters=(*filters, *file_filters), **values)
 
@@ -591,6 +599,10 @@ priority = 0.5
 #[[source.filter]]         # rules for this source only, tried before the global ones
 #action = "exclude"
 #pattern = "re:[?&]replytocom="
+
+#[[source]]
+#type = "sitemap"          # existing sitemaps or indexes, local or remote, kept with their lastmod
+#path = ["old/sitemap.xml", "https://www.example.com/sitemap-news.xml"]
 
 #[[source]]
 #type = "crawl"            # a live site, crawled from url (robots.txt obeyed)

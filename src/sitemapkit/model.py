@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Final
 
+from .errors import InvalidValueError
+
 __all__ = [
     "CHANGEFREQS",
     "IMAGE_NS",
@@ -37,6 +39,8 @@ __all__ = [
     "Video",
     "VideoId",
     "VideoPrice",
+    "check_changefreq",
+    "check_priority",
     "log_problem",
 ]
 
@@ -52,6 +56,37 @@ MOBILE_NS: Final = "http://www.google.com/schemas/sitemap-mobile/1.0"
 CHANGEFREQS: Final = frozenset(
     {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
 )
+
+
+def check_changefreq(value: str | None) -> str | None:
+    """A ``changefreq`` value, trimmed and lower-cased; None for an empty one.
+
+    Raises :class:`~sitemapkit.InvalidValueError` for anything but the seven values.
+    """
+    if value is None or value in CHANGEFREQS:
+        return value
+    normal = value.strip().lower()
+    if not normal:
+        return None
+    if normal not in CHANGEFREQS:
+        raise InvalidValueError(
+            f"changefreq {value!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
+        )
+    return normal
+
+
+def check_priority(value: str | float | None) -> float | None:
+    """A ``priority`` as a number from 0.0 to 1.0; None for an empty one."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidValueError(f"priority {value!r} is not a number") from exc
+    if not 0.0 <= number <= 1.0:
+        raise InvalidValueError(f"priority {value!r} is outside 0.0 to 1.0")
+    return number
+
 
 MAX_IMAGES_PER_URL: Final = 1_000
 MAX_NEWS_URLS: Final = 1_000

@@ -39,7 +39,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast
 from urllib.parse import urljoin, urlsplit
 
@@ -1308,6 +1308,19 @@ class Reader:
             return _Fetched(url, error=exc)
         return _Fetched(url, fetched.body, fetched.final_url)
 
+    def _read_beside(self, path: Path, url: str) -> _Fetched:
+        """Read a child sitemap from the folder of a local index instead of fetching it."""
+        limit = self.limits.max_bytes
+        try:
+            with open(path, "rb") as handle:
+                body = handle.read(limit + 1)
+        except OSError as exc:
+            return _Fetched(str(path), error=SitemapError(f"cannot read: {exc.strerror}"))
+        if len(body) > limit:
+            message = f"file exceeds the limit of {limit:,} bytes"
+            return _Fetched(str(path), error=UnsafeContentError(message, source=str(path)))
+        return _Fetched(str(path), body, url)
+
     def _prepare_fetched(self, fetched: _Fetched | Future[_Fetched]) -> _Loaded:
         """Inflate and check a fetched file; runs in the preparing thread, one file ahead."""
         if not isinstance(fetched, _Fetched):
@@ -1409,10 +1422,18 @@ class Reader:
         pool, preparer = self._executors()
         fetching: deque[Future[_Fetched]] = deque()
         queue = iter(targets)
+        # A local index's children are read from its folder when they are there (as
+        # sitemap_gen did), so a published set can be read back without a web server.
+        folder = None if base or parent == "<stdin>" else Path(parent).parent
 
         def fetch_next() -> None:
             target = next(queue, None)
-            if target is not None:
+            if target is None:
+                return
+            beside = folder / PurePosixPath(urlsplit(target).path).name if folder else None
+            if beside is not None and beside.is_file():
+                fetching.append(pool.submit(self._read_beside, beside, target))
+            else:
                 fetching.append(pool.submit(self._fetch, target, run))
 
         def prepare_next() -> Future[_Loaded] | None:

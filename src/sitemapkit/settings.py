@@ -22,7 +22,7 @@ from .dates import parse_timezone
 from .errors import InvalidValueError
 from .fetch import FetchSettings
 from .filters import FilterRule, URLFilter
-from .model import CHANGEFREQS, ProblemHandler, URLEntry, log_problem
+from .model import ProblemHandler, URLEntry, check_changefreq, check_priority, log_problem
 from .robots import update_robots_txt
 from .sources.accesslog import (
     DEFAULT_BOT_AGENTS,
@@ -40,6 +40,7 @@ __all__ = [
     "DirectorySource",
     "GenerateResult",
     "GenerateSettings",
+    "SitemapSource",
     "Source",
     "URLListSource",
     "generate",
@@ -47,12 +48,8 @@ __all__ = [
 
 
 def _check_defaults(changefreq: str | None, priority: float | None) -> None:
-    if changefreq is not None and changefreq not in CHANGEFREQS:
-        raise InvalidValueError(
-            f"changefreq {changefreq!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-        )
-    if priority is not None and not 0.0 <= priority <= 1.0:
-        raise InvalidValueError(f"priority {priority!r} is outside 0.0 to 1.0")
+    check_changefreq(changefreq)
+    check_priority(priority)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +137,29 @@ class AccessLogSource:
 
 
 @dataclass(frozen=True, slots=True)
+class SitemapSource:
+    """Existing sitemaps, paths or URLs, read with :func:`~sitemapkit.iter_urls`.
+
+    Their entries (lastmod and extensions included) become input, so a run can merge an old
+    set with new URLs. A local index's children are read from its folder when present.
+    """
+
+    paths: tuple[str, ...]
+    changefreq: str | None = None
+    priority: float | None = None
+    filters: tuple[FilterRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_defaults(self.changefreq, self.priority)
+
+    def entries(self, settings: GenerateSettings, on_problem: ProblemHandler) -> Iterator[URLEntry]:
+        from .reader import iter_urls
+
+        for path in self.paths:
+            yield from iter_urls(path, on_problem=on_problem)
+
+
+@dataclass(frozen=True, slots=True)
 class CrawlSource:
     """A live site, crawled from ``url`` (:func:`~sitemapkit.crawl`).
 
@@ -204,7 +224,7 @@ class CrawlSource:
         )
 
 
-Source = URLListSource | DirectorySource | AccessLogSource | CrawlSource
+Source = URLListSource | DirectorySource | AccessLogSource | SitemapSource | CrawlSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +293,7 @@ def generate(
     """
     if not settings.sources:
         raise InvalidValueError(
-            "no source: give at least one URL list, folder, access log or site to crawl"
+            "no source: give at least one URL list, folder, access log, sitemap or site to crawl"
         )
     filters: list[URLFilter] = []
 

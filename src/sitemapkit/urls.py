@@ -290,8 +290,14 @@ class URLNormalizer:
 
     # The fast path: with a non-empty scope, a URL that starts with it and holds only
     # characters a normal URL may hold is already in normal form.
-    def _is_clean(self, url: str) -> bool:
-        if not url.isascii() or len(url) > MAX_URL_LENGTH or not url.startswith(self.scope):
+    def is_normal(self, url: str) -> bool:
+        """True when ``url`` is already in normal form and in scope (cheap string checks)."""
+        if (
+            not self.scope
+            or not url.isascii()
+            or len(url) > MAX_URL_LENGTH
+            or not url.startswith(self.scope)
+        ):
             return False
         if url.encode("ascii").translate(None, _CLEAN_BYTES) or url.endswith("?"):
             return False
@@ -336,7 +342,7 @@ class URLNormalizer:
             return list(urls)
         results: list[str | InvalidURLError] = []
         for url in urls:
-            if self.scope and self._is_clean(url):
+            if self.is_normal(url):
                 results.append(url)
                 continue
             try:

@@ -7,11 +7,13 @@ rendered in batches, written out in chunks, and never kept.
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, tzinfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from itertools import accumulate, chain, repeat
 from operator import add
 from pathlib import Path
@@ -19,7 +21,8 @@ from types import TracebackType
 from typing import Final, Literal, Self
 
 from ._fingerprints import FingerprintSet
-from .compression import FileSink, SinkResult
+from ._hreflang import HreflangGroups
+from .compression import FileSink, SinkResult, iter_gunzip
 from .dates import format_lastmod, lastmod_timestamp, parse_lastmod
 from .errors import (
     InvalidURLError,
@@ -37,7 +40,16 @@ from .markup import (
     urlset_close,
     urlset_open,
 )
-from .model import CHANGEFREQS, MAX_IMAGES_PER_URL, PROTOCOLS, SitemapRef, URLEntry
+from .model import (
+    MAX_IMAGES_PER_URL,
+    MAX_NEWS_URLS,
+    PROTOCOLS,
+    XHTML_NS,
+    SitemapRef,
+    URLEntry,
+    check_changefreq,
+    check_priority,
+)
 from .publish import Staging
 from .urls import URLNormalizer, normalize_url
 
@@ -63,6 +75,10 @@ class WriteResult:
     skipped_examples: Mapping[str, tuple[str, ...]]
     raw_bytes: int
     file_bytes: int
+    #: The separate news set, when entries carried ``news`` (see ``split_news``).
+    news: WriteResult | None = None
+    #: Counts of things adjusted rather than left out (``news-too-old``, ``hreflang-conflict``).
+    notes: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def is_index(self) -> bool:
@@ -101,6 +117,33 @@ _Lastmod = tuple[str | None, float]
 _NO_LASTMOD: Final[_Lastmod] = (None, float("-inf"))
 # changefreq, priority text and the entry carrying extensions, for the entries that have any.
 _Extras = tuple[str | None, str | None, URLEntry | None]
+
+
+_LASTMOD = re.compile(r"<lastmod>([^<]*)</lastmod>")
+
+
+def _entries_of(path: Path, limit: int) -> Iterator[str]:
+    """The ``<url>`` entries of a sitemap this writer wrote, one string each."""
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+        handle.seek(0)
+        chunks: Iterable[bytes] = iter(lambda: handle.read(1 << 20), b"")
+        if head == b"\x1f\x8b":
+            chunks = iter_gunzip(chunks, limit=limit + (1 << 20), source=str(path))
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        pending = ""
+        started = False
+        for chunk in chunks:
+            pending += decoder.decode(chunk)
+            if not started:
+                opening = pending.find("<urlset")
+                if opening < 0:
+                    continue
+                pending = pending[pending.index(">\n", opening) + 2 :]
+                started = True
+            *complete, pending = pending.split("</url>\n")
+            for text in complete:
+                yield text + "</url>\n"
 
 
 def _joiner(texts: list[str]) -> Callable[[slice], str]:
@@ -149,6 +192,9 @@ class SitemapWriter:
         assume_tz: tzinfo | None = None,
         stylesheet: str | None = None,
         compress_level: int | None = None,
+        split_news: bool = True,
+        news_max_age: timedelta | None = timedelta(days=2),
+        now: datetime | None = None,
     ) -> None:
         if protocol not in PROTOCOLS:
             raise InvalidValueError(f"unknown protocol version {protocol!r} (0.9 or 0.84)")
@@ -185,6 +231,15 @@ class SitemapWriter:
         self.assume_tz = assume_tz
         self.stylesheet = stylesheet
         self._compress_level = compress_level
+        self.keep_session_ids = keep_session_ids
+        self.split_news = split_news and format == "xml"
+        self.news_max_age = news_max_age
+        self.now = now
+        self._news: SitemapWriter | None = None
+        self._hreflang = HreflangGroups()
+        self._namespaces: set[str] = set()  # extension namespaces any entry used
+        self._rewrite_namespaces: frozenset[str] = frozenset()
+        self._notes: dict[str, int] = {}
         self._suffix = ".txt" if format == "txt" else ".xml"
         self._fingerprints = FingerprintSet()
         self._lastmods: dict[object, _Lastmod] = {}
@@ -242,6 +297,12 @@ class SitemapWriter:
     def _add_entry(self, entry: URLEntry | str) -> None:
         if not isinstance(entry, URLEntry):
             raise TypeError(f"expected a URL or a URLEntry, not {type(entry).__name__}")
+        if entry.news is not None and self.split_news:
+            self._add_news(entry)
+            entry = replace(entry, news=None)
+        if entry.alternates and self.format == "xml":
+            self._declare_alternates(entry)
+            entry = replace(entry, alternates=())  # the whole set is written at close
         extensions = None
         if entry.images or entry.videos or entry.news is not None or entry.alternates:
             if len(entry.images) > MAX_IMAGES_PER_URL:
@@ -267,6 +328,53 @@ class SitemapWriter:
         for entry in entries:
             add(entry)
 
+    def _note(self, what: str, count: int = 1) -> None:
+        self._notes[what] = self._notes.get(what, 0) + count
+
+    def _add_news(self, entry: URLEntry) -> None:
+        """Send a news entry to the separate news set (at most 1,000 URLs a file)."""
+        assert entry.news is not None
+        if self.news_max_age is not None:
+            published = parse_lastmod(entry.news.publication_date, assume_tz=self.assume_tz)
+            if not isinstance(published, datetime):
+                published = datetime(published.year, published.month, published.day, tzinfo=UTC)
+            now = self.now or datetime.now(UTC)
+            if published < now - self.news_max_age:
+                self._note("news-too-old")
+                return
+        if self._news is None:
+            self._news = SitemapWriter(
+                self.out_dir,
+                base_url=self.base_url,
+                gzip=self.gzip,
+                max_urls=min(MAX_NEWS_URLS, self.max_urls),
+                name=f"{self.name}-news",
+                keep_session_ids=self.keep_session_ids,
+                strict=self.strict,
+                assume_tz=self.assume_tz,
+                stylesheet=self.stylesheet,
+                compress_level=self._compress_level,
+                split_news=False,
+            )
+        self._news.add(URLEntry(entry.loc, lastmod=entry.lastmod, news=entry.news))
+
+    def _link_url(self, url: str) -> str:
+        """Normalise a URL that may lie outside the scope (an hreflang link)."""
+        if self._normalizer.is_normal(url):
+            return url
+        return normalize_url(url, base=self.base_url, keep_session_ids=self.keep_session_ids)
+
+    def _declare_alternates(self, entry: URLEntry) -> None:
+        """Record an entry's language versions; the full set is written for each at close."""
+        try:
+            owner = self._link_url(entry.loc)
+            alternates = [replace(a, href=self._link_url(a.href)) for a in entry.alternates]
+        except InvalidURLError as exc:
+            raise InvalidValueError(f"{entry.loc}: bad hreflang URL: {exc.message}") from exc
+        if owner not in {alternate.href for alternate in alternates}:
+            self._note("hreflang-without-self")
+        self._hreflang.declare(alternates, owner=owner)
+
     def _lastmod(self, value: str | date | datetime) -> _Lastmod:
         try:
             return self._lastmods[value]
@@ -288,28 +396,12 @@ class SitemapWriter:
         self._lastmods[value] = result
         return result
 
-    @staticmethod
-    def _changefreq(value: str | None) -> str | None:
-        if value is None or value in CHANGEFREQS:
-            return value
-        normal = value.strip().lower()
-        if normal not in CHANGEFREQS:
-            raise InvalidValueError(
-                f"changefreq {value!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-            )
-        return normal
+    _changefreq = staticmethod(check_changefreq)
 
     @staticmethod
     def _priority(value: float | None) -> str | None:
-        if value is None:
-            return None
-        try:
-            number = float(value)
-        except (TypeError, ValueError) as exc:
-            raise InvalidValueError(f"priority {value!r} is not a number") from exc
-        if not 0.0 <= number <= 1.0:
-            raise InvalidValueError(f"priority {value!r} is outside 0.0 to 1.0")
-        return format_priority(number)
+        number = check_priority(value)
+        return None if number is None else format_priority(number)
 
     # -- rendering and splitting -----------------------------------------------------------
 
@@ -496,6 +588,7 @@ class SitemapWriter:
         parts = ["<url"]
         if extensions is not None:
             extensions = self._normalize_extensions(extensions)
+            self._namespaces |= extension_namespaces(extensions)
             for namespace in sorted(extension_namespaces(extensions) - file.declared):
                 parts.append(f' xmlns:{EXTENSION_PREFIXES[namespace]}="{namespace}"')
         parts.append("><loc>" + loc + "</loc>")
@@ -543,7 +636,7 @@ class SitemapWriter:
         if self.format == "txt":
             self._file = _OpenFile(number, sink, "", frozenset())
             return self._file
-        namespaces: set[str] = set()
+        namespaces: set[str] = set(self._rewrite_namespaces)
         for entry in upcoming:
             namespaces |= extension_namespaces(entry)
         header = urlset_open(self.profile, namespaces, stylesheet=self.stylesheet)
@@ -560,6 +653,57 @@ class SitemapWriter:
         self._children.append(_Child(file.sink.close(), file.urls, file.newest_text))
         self._file = None
 
+    # -- hreflang: the second pass ------------------------------------------------------
+
+    def _complete_hreflang(self) -> None:
+        """Give every language version the whole set of its group, reciprocal by design.
+
+        Entries were written without their links; this pass reads the finished children
+        back (our own output: one ``<url>`` after another), adds each member's links, adds
+        the in-scope members no source listed, and cuts the files again.
+        """
+        groups = self._hreflang
+        finished = []
+        for child in self._children:  # moved aside: the new files take the part-N names
+            moved = child.result.path.with_name("first-pass-" + child.result.path.name)
+            os.replace(child.result.path, moved)
+            finished.append(moved)
+        self._children = []
+        self._rewrite_namespaces = frozenset(self._namespaces | {XHTML_NS})
+        self._urls = 0
+        batch: list[str] = []
+        for path in finished:
+            for text in _entries_of(path, self.max_bytes):
+                loc = text[text.index("<loc>") + 5 : text.index("</loc>")]
+                links = groups.links_of(loc.replace("&apos;", "'").replace("&amp;", "&"))
+                if links:
+                    text = text[: -len("</url>\n")] + links + "</url>\n"
+                batch.append(text)
+                if len(batch) >= _BATCH:
+                    self._place_rendered(batch)
+                    batch = []
+            path.unlink()
+        for href in groups.members():
+            if href.startswith(self._normalizer.scope) and href not in self._fingerprints:
+                self._fingerprints.add(href)
+                loc = href.replace("&", "&amp;").replace("'", "&apos;")
+                batch.append(f"<url><loc>{loc}</loc>{groups.links_of(href)}</url>\n")
+                self._note("hreflang-added")
+        self._place_rendered(batch)
+        if self._file is not None:
+            self._finish_file(self._file)
+        if groups.conflicts:
+            self._note("hreflang-conflict", groups.conflicts)
+
+    def _place_rendered(self, texts: list[str]) -> None:
+        lastmods = [
+            self._lastmod(match.group(1)) if match else _NO_LASTMOD
+            for match in map(_LASTMOD.search, texts)
+        ]
+        lastmod_texts, timestamps = zip(*lms, strict=True) if (lms := lastmods) else ((), ())
+        sizes = [len(text.encode("utf-8")) for text in texts]
+        self._place(sizes, _joiner(texts), lastmod_texts, timestamps)
+
     # -- closing and publishing ------------------------------------------------------------
 
     def close(self) -> WriteResult:
@@ -572,12 +716,16 @@ class SitemapWriter:
             self._flush_pending()
             if self._file is not None:
                 self._finish_file(self._file)
+            if self._hreflang:
+                self._complete_hreflang()
             if not self._children:
                 raise SitemapError(
                     "nothing to write: no URL was accepted"
                     + (f" ({self._describe_skipped()})" if self._skipped else "")
                 )
             self._result = self._publish()
+            if self._news is not None:
+                self._result = replace(self._result, news=self._news.close())
         except BaseException:
             self.abort()
             raise
@@ -641,10 +789,13 @@ class SitemapWriter:
             skipped_examples={k: tuple(v) for k, v in self._examples.items()},
             raw_bytes=raw,
             file_bytes=written,
+            notes=dict(self._notes),
         )
 
     def abort(self) -> None:
         """Drop everything written so far; the published set stays as it was."""
+        if self._news is not None and self._news._open:
+            self._news.abort()
         if self._file is not None:
             self._file.sink.abort()
             self._file = None

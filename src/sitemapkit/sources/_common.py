@@ -13,8 +13,8 @@ from typing import IO, cast
 
 from ..compression import GZIP_MAGIC
 from ..dates import parse_lastmod
-from ..errors import InvalidValueError, SourceError
-from ..model import CHANGEFREQS
+from ..errors import SourceError
+from ..model import check_changefreq, check_priority
 
 __all__ = ["FieldParser", "is_utf8", "open_binary", "open_text", "source_name"]
 
@@ -93,25 +93,5 @@ class FieldParser:
             self._dates[text] = value
             return value
 
-    @staticmethod
-    def changefreq(text: str | None) -> str | None:
-        if not text or not text.strip():
-            return None
-        value = text.strip().lower()
-        if value not in CHANGEFREQS:
-            raise InvalidValueError(
-                f"changefreq {text!r} is not one of {', '.join(sorted(CHANGEFREQS))}"
-            )
-        return value
-
-    @staticmethod
-    def priority(text: str | float | None) -> float | None:
-        if text is None or (isinstance(text, str) and not text.strip()):
-            return None
-        try:
-            value = float(text)
-        except ValueError as exc:
-            raise InvalidValueError(f"priority {text!r} is not a number") from exc
-        if not 0.0 <= value <= 1.0:
-            raise InvalidValueError(f"priority {text!r} is outside 0.0 to 1.0")
-        return value
+    changefreq = staticmethod(check_changefreq)
+    priority = staticmethod(check_priority)

@@ -3,7 +3,8 @@
 Three formats are read: Apache/Nginx Common Log Format, Combined Log Format (Common plus
 referer and user agent) and W3C Extended (IIS), whose columns come from the ``#Fields:``
 header and may change in the middle of a file. ``auto`` decides per file: a first line
-starting with ``#`` means W3C, anything else Common/Combined.
+that is a W3C directive (``#Software:``, ``#Version:``, ``#Date:``, ``#Fields:``...) means
+W3C, anything else Common/Combined.
 
 What counts as a page view, and why:
 
@@ -59,6 +60,9 @@ __all__ = [
 ]
 
 LogFormat = Literal["auto", "common", "combined", "w3c"]
+
+# A W3C extended log starts with one of its directives; any other first line means CLF.
+_W3C_DIRECTIVES = ("#software:", "#version:", "#date:", "#fields:", "#remark:", "#start-date:")
 
 #: User-agent patterns (``re.search``, case-insensitive) of crawlers, monitors and scripts.
 DEFAULT_BOT_AGENTS: Final[tuple[str, ...]] = (
@@ -354,7 +358,7 @@ class _LogReader:
                 if first is None:
                     continue
                 if kind == "auto":
-                    kind = "w3c" if first[1].startswith("#") else "common"
+                    kind = "w3c" if first[1].lower().startswith(_W3C_DIRECTIVES) else "common"
                 parse = self._parse_w3c(name) if kind == "w3c" else self._parse_clf(name, kind)
                 for number, text in _chain_first(first, lines):
                     request = parse(number, text)
