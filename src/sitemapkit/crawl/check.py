@@ -146,8 +146,11 @@ def _engine_class() -> type[Any]:
             row = self._judged
             if row is not None and row in self._verdicts:
                 verdict = self._verdicts[row]
+                detail = verdict.detail
+                if verdict.outcome == "redirect":  # the target says the rest
+                    detail = f"HTTP {verdict.status}"
                 self._verdicts[row] = Verdict(
-                    verdict.key, verdict.url, verdict.outcome, verdict.status, verdict.detail, url
+                    verdict.key, verdict.url, verdict.outcome, verdict.status, detail, url
                 )
 
         def _discover(self, links: list[str], depth: int, parent_shape: str | None) -> None:
