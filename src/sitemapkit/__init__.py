@@ -3,6 +3,7 @@
 The public API is re-exported here; modules behind it may change shape.
 """
 
+from .audit import AuditProblem, AuditResult, AuditSitemap, Threshold, URLResult, audit
 from .config import load_settings, read_config
 from .crawl import Crawler, CrawlSettings, CrawlStats, ExcludedURL, crawl
 from .dates import format_lastmod, parse_lastmod
@@ -66,6 +67,9 @@ __version__ = "0.1.0"
 __all__ = [
     "AccessLogSource",
     "Alternate",
+    "AuditProblem",
+    "AuditResult",
+    "AuditSitemap",
     "Change",
     "ConfigError",
     "CrawlSettings",
@@ -106,10 +110,12 @@ __all__ = [
     "StrictError",
     "SubmitSettings",
     "TVShow",
+    "Threshold",
     "URLEntry",
     "URLFilter",
     "URLListSource",
     "URLNormalizer",
+    "URLResult",
     "UnsafeContentError",
     "Video",
     "VideoId",
@@ -117,6 +123,7 @@ __all__ = [
     "WriteResult",
     "__version__",
     "announce",
+    "audit",
     "crawl",
     "diff_sitemaps",
     "discover",
