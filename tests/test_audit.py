@@ -114,7 +114,7 @@ def test_discovery_validation_and_exit_status(site: FaultServer, audited: AuditR
     assert audited.measure("not-indexable") == 9
     assert not audited.ok
     assert audited.exit_code == 1
-    assert audited.failed == [f"error>0: {audited.error_count} error"]
+    assert audited.failed == [f"error>0: {audited.error_count} found"]
     assert audited.lastmods == {"2015-01": 1, "2016-01": 10, "2999-01": 1}
 
 
@@ -127,7 +127,7 @@ def test_thresholds_decide_the_exit_status(site: FaultServer) -> None:
     with audit(site.url("/sitemap.xml"), fetch=quick(), thresholds=strict) as result:
         assert result.failed == [
             "not-indexable>50%: 9 of 12 URLs (75.00 %) are not-indexable",
-            "redirect>0: 1 redirect",
+            "redirect>0: 1 found",
         ]
 
 

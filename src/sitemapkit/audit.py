@@ -914,5 +914,5 @@ def _failures(result: AuditResult) -> list[str]:
                     f"{threshold}: {value:,} of {base:,} URLs ({share:.2f} %) are {threshold.kind}"
                 )
         elif value > threshold.limit:
-            failed.append(f"{threshold}: {value:,} {threshold.kind}")
+            failed.append(f"{threshold}: {value:,} found")
     return failed

@@ -205,25 +205,28 @@ def _empty(chart_id: str, title: str) -> str:
     )
 
 
-def _lastmod_periods(months: dict[str, int]) -> list[tuple[str, int]]:
-    """Months, or years when the dates span more than four years."""
-    if len(months) <= 48:
-        first, last = min(months, default=""), max(months, default="")
-        if not first:
-            return []
-        rows = []
+def _lastmod_periods(months: dict[str, int], now: str) -> list[tuple[str, int]]:
+    """Months (years when the dates span more than five years) up to ``now`` (a
+    ``YYYY-MM``), and one column for every date after it."""
+    future = sum(count for key, count in months.items() if key > now)
+    past = {key: count for key, count in months.items() if key <= now}
+    rows: list[tuple[str, int]] = []
+    if past:
+        first, last = min(past), max(past)
         year, month = int(first[:4]), int(first[5:7])
-        while f"{year:04d}-{month:02d}" <= last:
-            key = f"{year:04d}-{month:02d}"
-            rows.append((key, months.get(key, 0)))
-            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-        if len(rows) <= 60:
-            return rows
-    years: dict[str, int] = {}
-    for key, count in months.items():
-        years[key[:4]] = years.get(key[:4], 0) + count
-    first_year, last_year = int(min(years)), int(max(years))
-    return [(str(y), years.get(str(y), 0)) for y in range(first_year, last_year + 1)]
+        if (int(last[:4]) - year) * 12 + int(last[5:7]) - month < 60:
+            while f"{year:04d}-{month:02d}" <= last:
+                key = f"{year:04d}-{month:02d}"
+                rows.append((key, past.get(key, 0)))
+                year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        else:
+            years: dict[str, int] = {}
+            for key, count in past.items():
+                years[key[:4]] = years.get(key[:4], 0) + count
+            rows = [(str(y), years.get(str(y), 0)) for y in range(year, int(last[:4]) + 1)]
+    if future:
+        rows.append(("future", future))
+    return rows
 
 
 def _charts(result: AuditResult) -> str:
@@ -236,7 +239,7 @@ def _charts(result: AuditResult) -> str:
         sitemap_rows.append((f"{len(files) - _BAR_ROWS:,} more sitemaps", rest, "#8c959f"))
     status_rows = [
         (
-            "no answer" if status == "none" else f"HTTP {status}",
+            "not requested or no answer" if status == "none" else f"HTTP {status}",
             count,
             _STATUS_COLOURS.get(status[0], "#8c959f"),
         )
@@ -250,7 +253,11 @@ def _charts(result: AuditResult) -> str:
         '<section class="charts">'
         + _bars("chart-sitemaps", "URLs per sitemap", sitemap_rows)
         + _bars("chart-status", "HTTP status of the URLs checked", status_rows)
-        + _columns("chart-lastmod", "lastmod over time", _lastmod_periods(result.lastmods))
+        + _columns(
+            "chart-lastmod",
+            "lastmod over time",
+            _lastmod_periods(result.lastmods, result.started.strftime("%Y-%m")),
+        )
         + _bars("chart-problems", "Problems by kind", problem_rows)
         + "</section>"
     )
