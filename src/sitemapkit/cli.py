@@ -134,6 +134,10 @@ def _print_summary(outcome: GenerateResult, problems: int) -> None:
         stdout.print(f"news: {news.entry_point}  ({news.urls:,} URLs)", markup=False)
     if problems:
         stdout.print(f"input problems (rows skipped): {problems:,}")
+    if result.stylesheet is not None:
+        stdout.print(f"stylesheet: {result.stylesheet}", markup=False)
+    if outcome.html_pages is not None:
+        stdout.print(f"HTML site map: {outcome.html_pages:,} pages", markup=False)
     if outcome.robots_changed is not None:
         verb = "updated" if outcome.robots_changed else "already up to date"
         stdout.print(f"robots.txt {verb}: Sitemap: {outcome.sitemap_url}", markup=False)
@@ -167,6 +171,9 @@ _SETTING_OPTIONS: Mapping[str, str] = {
     "strict": "strict",
     "quiet": "quiet",
     "robots": "robots",
+    "xsl": "xsl",
+    "html": "html",
+    "html_max_pages": "html_max_pages",
 }
 _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
@@ -429,6 +436,27 @@ _CRAWL_CONTEXT = {**CONTEXT_SETTINGS, "default_map": {"concurrency": 8, "per_hos
     type=click.Path(dir_okay=False, path_type=Path),
     metavar="PATH",
     help="robots.txt file to add or update the 'Sitemap:' line in (created if missing).",
+)
+@click.option(
+    "--xsl",
+    is_flag=True,
+    help="Publish a stylesheet (NAME.xsl) with the sitemaps and link it from each, so a "
+    "browser shows them as a table of links.",
+)
+@click.option(
+    "--html",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write an HTML site map for visitors: pages grouped by path section, with "
+    "their titles.",
+)
+@click.option(
+    "--html-max-pages",
+    type=click.IntRange(1),
+    default=10_000,
+    show_default=True,
+    metavar="N",
+    help="Pages the --html site map lists at most (the shallowest).",
 )
 @click.option(
     "--strict",

@@ -242,6 +242,9 @@ _TOP: Final[dict[str, Check]] = {
     "strict": _bool,
     "quiet": _bool,
     "robots": _str,
+    "xsl": _bool,
+    "html": _str,
+    "html_max_pages": _int(1),
 }
 _TABLES: Final = ("source", "filter", "submit")
 _SOURCE_COMMON: Final[dict[str, Check]] = {
@@ -437,7 +440,7 @@ class _Reader:
     def read(self, document: dict[str, Any]) -> ConfigFile:
         top = {key: value for key, value in document.items() if key not in _TABLES}
         values = self.table(top, _TOP, ())
-        for key in ("out", "robots"):
+        for key in ("out", "robots", "html"):
             if key in values:
                 values[key] = Path(self.path_of(values[key]))
         if "out" in values:

@@ -22,6 +22,7 @@ from .dates import parse_timezone
 from .errors import InvalidValueError
 from .fetch import FetchSettings
 from .filters import FilterRule, URLFilter
+from .htmlmap import DEFAULT_MAX_PAGES, HTMLSiteMap
 from .model import ProblemHandler, URLEntry, check_changefreq, check_priority, log_problem
 from .robots import update_robots_txt
 from .sources.accesslog import (
@@ -246,10 +247,17 @@ class GenerateSettings:
     strict: bool = False
     quiet: bool = False
     robots: Path | None = None
+    xsl: bool = False
+    html: Path | None = None
+    html_max_pages: int = DEFAULT_MAX_PAGES
 
     def __post_init__(self) -> None:
         if self.timezone is not None:
             parse_timezone(self.timezone)
+        if self.xsl and self.format != "xml":
+            raise InvalidValueError("xsl goes with XML sitemaps: text sitemaps cannot link one")
+        if self.html_max_pages < 1:
+            raise InvalidValueError(f"html_max_pages must be at least 1, not {self.html_max_pages}")
 
     @property
     def tzinfo(self) -> TimeZone | None:
@@ -265,6 +273,8 @@ class GenerateResult:
     sitemap_url: str
     robots_changed: bool | None = None
     filtered: Mapping[str, int] = field(default_factory=dict)
+    #: Pages listed in the HTML site map (``html``), None when none was written.
+    html_pages: int | None = None
 
 
 def _with_defaults(entries: Iterable[URLEntry], source: Source) -> Iterator[URLEntry]:
@@ -319,6 +329,14 @@ def generate(
     if settings.filters:
         filters.append(make_filter(settings.filters))
         entries = filters[-1](entries)
+    site_map = None
+    if settings.html is not None:
+        site_map = HTMLSiteMap(
+            base_url=settings.base_url,
+            keep_session_ids=settings.keep_session_ids,
+            max_pages=settings.html_max_pages,
+        )
+        entries = site_map.watch(entries)
     with SitemapWriter(
         settings.out_dir,
         base_url=settings.base_url,
@@ -331,9 +349,13 @@ def generate(
         keep_session_ids=settings.keep_session_ids,
         strict=settings.strict,
         assume_tz=settings.tzinfo,
+        xsl=settings.xsl,
     ) as writer:
         writer.add_all(entries if wrap is None else wrap(entries))
     written = writer.result
+    html_pages = None
+    if site_map is not None and settings.html is not None:
+        html_pages = site_map.write(settings.html, total=written.urls)
     sitemap_url = written.entry_url
     robots_changed = None
     if settings.robots is not None:
@@ -342,4 +364,4 @@ def generate(
     for url_filter in filters:
         for rule, count in url_filter.dropped.items():
             filtered[rule] = filtered.get(rule, 0) + count
-    return GenerateResult(written, sitemap_url, robots_changed, filtered)
+    return GenerateResult(written, sitemap_url, robots_changed, filtered, html_pages)
