@@ -569,6 +569,9 @@ strict = false            # fail (exit 1, nothing published) on any left-out URL
 quiet = false             # print nothing but errors
 # Add or update the Sitemap: line of this robots.txt after each run.
 #robots = "public/robots.txt"
+#xsl = true                # publish sitemap.xsl with the set: browsers show sitemaps as tables
+#html = "public/site-map.html"  # an HTML site map for visitors, pages grouped by section
+#html_max_pages = 10000    # pages the HTML site map lists at most (the shallowest)
 
 # Sources are read in order; each URL is listed once (the first sighting wins).
 # changefreq and priority are defaults for entries that do not carry their own.
