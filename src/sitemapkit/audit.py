@@ -251,6 +251,8 @@ class AuditResult:
     crawl: CrawlStats | None = None
     crawl_indexable: int | None = None
     check_stats: CrawlStats | None = None
+    #: Seconds spent checking URLs over HTTP (the rest went to finding, validating, reading).
+    check_seconds: float = 0.0
     _temp: str | None = field(default=None, repr=False)
 
     @property
@@ -847,9 +849,12 @@ def audit(
             crawl_indexable = run.compare_crawl(state, crawl_stats.stopped_by is None)
         to_check = listed if reservoir is None else len(reservoir.rows)
         check_stats = None
+        check_seconds = 0.0
         if start is not None and to_check:
             settings = _crawl_settings(_site_root(start), fetch, page_options)
+            check_started = time.monotonic()
             check_stats = run.check(settings, reservoir is not None, to_check, stop)
+            check_seconds = time.monotonic() - check_started
             if check_stats.stopped_by is not None:
                 run.notes.append(f"checking stopped early ({check_stats.stopped_by})")
         run.check_lastmods(listed)
@@ -889,6 +894,7 @@ def audit(
             crawl=crawl_stats,
             crawl_indexable=crawl_indexable,
             check_stats=check_stats,
+            check_seconds=check_seconds,
             _temp=temp,
         )
     except BaseException:

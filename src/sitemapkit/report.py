@@ -68,6 +68,7 @@ def summary(result: AuditResult) -> dict[str, Any]:
         "source": result.source,
         "started": result.started.isoformat(timespec="seconds"),
         "seconds": round(result.seconds, 3),
+        "check_seconds": round(result.check_seconds, 3),
         "ok": result.ok,
         "failed": result.failed,
         "thresholds": [str(threshold) for threshold in result.thresholds],
