@@ -141,3 +141,21 @@ def test_cli_text_summary(site: FaultServer) -> None:  # noqa: F811
     assert any(line.startswith("validation: ") for line in lines)
     assert f"{site.url('/sitemap.xml')}:14:" in outcome.output  # a finding with its line
     assert HOSTILE not in outcome.output or "pwned" in outcome.output
+
+
+def test_lastmod_periods_are_months_years_and_the_future() -> None:
+    from sitemapkit.report import _lastmod_periods
+
+    assert _lastmod_periods({"2024-01": 2, "2024-03": 1}, "2024-06") == [
+        ("2024-01", 2),
+        ("2024-02", 0),
+        ("2024-03", 1),
+    ]
+    assert _lastmod_periods({"2010-05": 1, "2024-03": 4, "2999-01": 7}, "2024-06") == [
+        *(
+            (str(year), 1 if year == 2010 else 4 if year == 2024 else 0)
+            for year in range(2010, 2025)
+        ),
+        ("future", 7),
+    ]
+    assert _lastmod_periods({}, "2024-06") == []

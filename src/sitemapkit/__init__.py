@@ -24,6 +24,7 @@ from .errors import (
 )
 from .fetch import Fetched, Fetcher, FetchSettings
 from .filters import FilterRule, URLFilter, filter_entries
+from .htmlmap import HTMLSiteMap
 from .model import (
     Alternate,
     Image,
@@ -87,6 +88,7 @@ __all__ = [
     "FilterRule",
     "GenerateResult",
     "GenerateSettings",
+    "HTMLSiteMap",
     "Image",
     "IndexNowResult",
     "InvalidURLError",

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
 from .dates import lastmod_timestamp, parse_lastmod
+from .discover import _site_root
 from .errors import InvalidURLError, InvalidValueError, SitemapError
 from .fetch import FetchSettings
 from .model import ProblemHandler, URLEntry, log_problem
@@ -414,11 +415,6 @@ class _Reservoir:
             if self._next >= first:
                 self.rows[self._random.randrange(self.size)] = self._next
             self._skip()
-
-
-def _site_root(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme.lower()}://{parts.netloc}/"
 
 
 def _is_site(source: str) -> bool:
