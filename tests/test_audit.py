@@ -278,3 +278,20 @@ def test_every_kind_has_a_known_severity() -> None:
 
     assert {severity for severity, _ in PROBLEM_KINDS.values()} == {"error", "warning"}
     assert set(OUTCOMES) - {"indexable"} <= set(PROBLEM_KINDS)
+
+
+def test_with_a_crawl_no_page_is_requested_twice(site: FaultServer) -> None:
+    with audit(site.url("/"), fetch=quick(), crawl=True, on_problem=lambda _p: None) as result:
+        rows = {row.url: row for row in result.urls()}
+        for path, (outcome, _kind) in LISTED.items():
+            assert rows[site.base + path].outcome == outcome, path
+        assert rows[site.url("/old")].target == site.url("/new.html")
+        assert rows[site.url("/about.html")].last_modified == "2015-10-21T07:28:00+00:00"
+        assert {p.url for p in result.problems("orphan")} == {
+            site.url("/orphan.html"),
+            site.base + HOSTILE,
+        }
+    for path in ("/about.html", "/dup.html", "/old", "/missing.html", "/orphan.html"):
+        assert site.hits(path) == 1, path
+    assert site.hits("/") == 2  # discovery reads the home page for <link rel="sitemap">
+    assert site.hits("/private/secret.html") == 0

@@ -86,6 +86,24 @@ THRESHOLD_GROUPS: Final = {
     "validation": "validation errors",
 }
 _SAME_LASTMOD_MIN: Final = 20  # as the validator's SM-M08
+# Crawl outcomes of pages the crawl requested (or found disallowed): an audit takes these.
+_FETCHED: Final = (
+    "listed",
+    "noindex",
+    "canonical",
+    "redirect",
+    "http-4xx",
+    "http-5xx",
+    "http-status",
+    "content-type",
+    "fetch-error",
+    "robots-txt",
+)
+_REUSE: Final = (
+    "SELECT e.id, c.outcome, c.status, c.detail, c.lastmod, c.title "
+    "FROM entry e JOIN crawl.url c ON c.url = e.key WHERE c.done = 1 AND c.outcome IN "
+    "(" + ", ".join("?" * len(_FETCHED)) + ")"
+)
 _BATCH: Final = 1000
 _THRESHOLD = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*>\s*([0-9]+(?:\.[0-9]+)?)\s*(%?)\s*$")
 
@@ -583,7 +601,7 @@ class _Audit:
     # -- checking -------------------------------------------------------------------------
 
     def to_check(self, sampled: bool) -> Iterator[tuple[int, str]]:
-        column = "sampled = 1 AND " if sampled else ""
+        column = "outcome IS NULL AND " + ("sampled = 1 AND " if sampled else "")
         after = 0
         while True:
             rows = self.db.execute(
@@ -604,18 +622,7 @@ class _Audit:
         last_commit = time.monotonic()
 
         def flush() -> None:
-            self.db.executemany(
-                "UPDATE entry SET outcome = ?, status = ?, detail = ?, target = ?, "
-                "last_modified = ?, last_modified_ts = ?, title = ? WHERE id = ?",
-                pending,
-            )
-            self.db.executemany(
-                "INSERT INTO problem (kind, severity, url, detail, sitemap) "
-                "SELECT ?, ?, url, ?, (SELECT url FROM sitemap WHERE id = entry.sitemap) "
-                "FROM entry WHERE id = ?",
-                problems,
-            )
-            self.db.commit()
+            self._store(pending, problems)
             pending.clear()
             problems.clear()
 
@@ -694,6 +701,53 @@ class _Audit:
                     "page changed, not when the sitemap was built",
                 ),
             )
+        self.db.commit()
+
+    def reuse_crawl(self, state: Path, sampled: bool) -> int:
+        """Take the crawl's judgement of the listed pages it fetched (or found disallowed),
+        so no page is requested twice; returns how many were taken."""
+        import ast
+
+        from .crawl.check import INDEXABLE
+
+        self.db.execute("ATTACH DATABASE ? AS crawl", (str(state),))
+        try:
+            query = _REUSE + (" AND e.sampled = 1" if sampled else "")
+            rows = self.db.execute(query, _FETCHED).fetchall()
+        finally:
+            self.db.execute("DETACH DATABASE crawl")
+        updates, problems = [], []
+        for key, outcome, status, detail, lastmod, title in rows:
+            target = None
+            if outcome == "listed":
+                outcome = INDEXABLE
+            elif outcome == "canonical":
+                target = detail
+            elif outcome == "redirect" and detail and detail.startswith("to "):
+                try:
+                    target = str(ast.literal_eval(detail[3:]))
+                except (ValueError, SyntaxError):
+                    target = detail[3:]
+                detail = f"HTTP {status}"
+            modified = datetime.fromisoformat(lastmod).timestamp() if lastmod else None
+            updates.append((outcome, status or None, detail, target, lastmod, modified, title, key))
+            if outcome != INDEXABLE:
+                problems.append((outcome, PROBLEM_KINDS[outcome][0], target or detail, key))
+        self._store(updates, problems)
+        return len(updates)
+
+    def _store(self, updates: list[tuple[Any, ...]], problems: list[tuple[Any, ...]]) -> None:
+        self.db.executemany(
+            "UPDATE entry SET outcome = ?, status = ?, detail = ?, target = ?, "
+            "last_modified = ?, last_modified_ts = ?, title = ? WHERE id = ?",
+            updates,
+        )
+        self.db.executemany(
+            "INSERT INTO problem (kind, severity, url, detail, sitemap) "
+            "SELECT ?, ?, url, ?, (SELECT url FROM sitemap WHERE id = entry.sitemap) "
+            "FROM entry WHERE id = ?",
+            problems,
+        )
         self.db.commit()
 
     def compare_crawl(self, state: Path, finished: bool) -> int:
@@ -843,7 +897,11 @@ def audit(
                         run.progress("crawling", count)
                 crawl_stats = crawler.stats
             crawl_indexable = run.compare_crawl(state, crawl_stats.stopped_by is None)
+            run.reuse_crawl(state, reservoir is not None)
         to_check = listed if reservoir is None else len(reservoir.rows)
+        to_check -= run.db.execute(
+            "SELECT count(*) FROM entry WHERE outcome IS NOT NULL"
+        ).fetchone()[0]
         check_stats = None
         check_seconds = 0.0
         if start is not None and to_check:
