@@ -108,3 +108,16 @@ def test_every_href_becomes_an_absolute_link(hrefs: list[str]) -> None:
     info = read_page(body, URL)
     assert len(info.links) == len(hrefs)
     assert all(link.startswith("https://example.com/") for link in info.links)
+
+
+def test_links_that_cannot_be_urls_are_dropped() -> None:
+    body = b"""<html><head><base href="//[broken/">
+    <link rel="canonical" href="//[bad/">
+    <link rel="alternate" hreflang="de" href="//[bad/de"></head><body>
+    <a href="//[bad/a">a</a> <a href="ok.html">ok</a> <img src="//[bad/i.png">
+    </body></html>"""
+    info = read_page(body, URL, images=True, alternates=True)
+    assert info.links == ["https://example.com/dir/ok.html"]
+    assert info.canonical is None
+    assert info.alternates == []
+    assert info.images == []

@@ -128,3 +128,10 @@ def test_robots_parser_never_fails_and_keeps_only_http(text: str) -> None:
     assert found[0] == ("https://www.example.com/a.xml", 1)
     assert all(url.lower().startswith(("http://", "https://")) for url, _ in found)
     assert len({url for url, _ in found}) == len(found)
+
+
+def test_robots_lines_naming_no_valid_url_are_skipped() -> None:
+    text = "Sitemap: http://[bad/sitemap.xml\nSitemap: //[x/s.xml\nSitemap: /ok.xml\n"
+    assert [url for url, _ in parse_robots_sitemaps(text, ROBOTS)] == [
+        "https://www.example.com/ok.xml"
+    ]

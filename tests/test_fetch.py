@@ -127,6 +127,15 @@ def test_redirect_loop_is_an_error(server: FaultServer, fetcher: Fetcher) -> Non
         fetcher.fetch(server.url("/x"), user_given=True)
 
 
+def test_urls_with_a_broken_host_are_fetch_errors(server: FaultServer, fetcher: Fetcher) -> None:
+    server.add("/bad-redirect", status=302, headers={"Location": "http://[bad/x"})
+    with pytest.raises(FetchError, match="redirect to an invalid URL"):
+        fetcher.fetch(server.url("/bad-redirect"), user_given=True)
+    with pytest.raises(FetchError, match="not a valid URL") as caught:
+        fetcher.fetch("http://[bad/sitemap.xml")
+    assert caught.value.url == "http://[bad/sitemap.xml"
+
+
 def test_redirect_limit(server: FaultServer) -> None:
     for hop in range(5):
         server.add(f"/r{hop}", status=307, headers={"Location": f"/r{hop + 1}"})

@@ -22,6 +22,7 @@ from sitemapkit import (
     SitemapRef,
     UnsafeContentError,
     URLEntry,
+    iter_urls,
     parse,
 )
 from sitemapkit.reader import _Extractor, _prepare
@@ -456,3 +457,21 @@ def test_text_sitemap_reports_bad_lines_before_the_first_url() -> None:
 def test_text_without_any_url_is_not_a_sitemap() -> None:
     with pytest.raises(ParseError, match="no URL on any line"):
         list(parse(b'{"json": "instead"}\n'))
+
+
+def test_index_children_that_are_not_urls_are_problems(tmp_path: Path) -> None:
+    (tmp_path / "good.xml").write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://www.example.com/a</loc></url></urlset>"
+    )
+    (tmp_path / "index.xml").write_text(
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<sitemap><loc>http://[bad/s.xml</loc></sitemap>"
+        "<sitemap><loc>https://www.example.com/good.xml</loc></sitemap></sitemapindex>"
+    )
+    problems: list[Problem] = []
+    entries = list(iter_urls(tmp_path / "index.xml", on_problem=problems.append))
+    assert [entry.loc for entry in entries] == ["https://www.example.com/a"]
+    assert [problem.message for problem in problems] == [
+        "child sitemap 'http://[bad/s.xml' is not a valid http(s) URL; not read"
+    ]

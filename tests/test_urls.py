@@ -5,7 +5,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sitemapkit import InvalidURLError, URLNormalizer, iri_to_uri, normalize_url
-from sitemapkit.urls import MAX_URL_LENGTH, remove_session_ids, scope_of
+from sitemapkit.urls import (
+    MAX_URL_LENGTH,
+    host_of,
+    join_url,
+    remove_session_ids,
+    scope_of,
+)
 
 
 @pytest.mark.parametrize(
@@ -189,3 +195,25 @@ def test_fast_path_agrees_with_full_normalisation(path: str, query: str) -> None
     assert got == expected
     if expected is not None:
         assert normalizer.normalize_many([expected] * 3) == [expected] * 3
+
+
+@pytest.mark.parametrize(
+    ("base", "reference"),
+    [
+        ("https://example.com/", "//[bad/x"),
+        ("https://example.com/", "http://[bad/x"),
+        ("https://example.com/", "http://bad]/x"),
+        ("http://[bad/", "page.html"),
+    ],
+)
+def test_a_bracket_in_a_host_is_an_invalid_url_not_a_crash(base: str, reference: str) -> None:
+    assert join_url(base, reference) is None
+    assert host_of(base + reference) in {"", "example.com"}
+    with pytest.raises(InvalidURLError):
+        normalize_url(reference, base=base)
+
+
+def test_join_url_and_host_of_on_ordinary_urls() -> None:
+    assert join_url("https://example.com/a/b", "../c?d=1") == "https://example.com/c?d=1"
+    assert host_of("https://Example.COM:8080/x") == "example.com"
+    assert host_of("https://[::1]:8080/x") == "::1"

@@ -3,6 +3,7 @@
 The public API is re-exported here; modules behind it may change shape.
 """
 
+from .audit import AuditProblem, AuditResult, AuditSitemap, Threshold, URLResult, audit
 from .config import load_settings, read_config
 from .crawl import Crawler, CrawlSettings, CrawlStats, ExcludedURL, crawl
 from .dates import format_lastmod, parse_lastmod
@@ -23,6 +24,7 @@ from .errors import (
 )
 from .fetch import Fetched, Fetcher, FetchSettings
 from .filters import FilterRule, URLFilter, filter_entries
+from .htmlmap import HTMLSiteMap
 from .model import (
     Alternate,
     Image,
@@ -78,6 +80,9 @@ __version__ = "0.1.0"
 __all__ = [
     "AccessLogSource",
     "Alternate",
+    "AuditProblem",
+    "AuditResult",
+    "AuditSitemap",
     "Change",
     "ChildFile",
     "ConfigError",
@@ -96,6 +101,7 @@ __all__ = [
     "FilterRule",
     "GenerateResult",
     "GenerateSettings",
+    "HTMLSiteMap",
     "Image",
     "IndexNowResult",
     "InvalidURLError",
@@ -125,10 +131,12 @@ __all__ = [
     "StrictError",
     "SubmitSettings",
     "TVShow",
+    "Threshold",
     "URLEntry",
     "URLFilter",
     "URLListSource",
     "URLNormalizer",
+    "URLResult",
     "UnsafeContentError",
     "Video",
     "VideoId",
@@ -136,6 +144,7 @@ __all__ = [
     "WriteResult",
     "__version__",
     "announce",
+    "audit",
     "crawl",
     "diff_sitemaps",
     "discover",

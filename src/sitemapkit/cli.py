@@ -12,6 +12,7 @@ import dataclasses
 import itertools
 import json
 import operator
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date
@@ -144,6 +145,10 @@ def _print_summary(outcome: GenerateResult, problems: int) -> None:
             f"{c.unchanged:,} unchanged",
             markup=False,
         )
+    if result.stylesheet is not None:
+        stdout.print(f"stylesheet: {result.stylesheet}", markup=False)
+    if outcome.html_pages is not None:
+        stdout.print(f"HTML site map: {outcome.html_pages:,} pages", markup=False)
     if outcome.robots_changed is not None:
         verb = "updated" if outcome.robots_changed else "already up to date"
         stdout.print(f"robots.txt {verb}: Sitemap: {outcome.sitemap_url}", markup=False)
@@ -178,6 +183,9 @@ _SETTING_OPTIONS: Mapping[str, str] = {
     "quiet": "quiet",
     "robots": "robots",
     "incremental": "incremental",
+    "xsl": "xsl",
+    "html": "html",
+    "html_max_pages": "html_max_pages",
 }
 _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
@@ -443,6 +451,27 @@ _CRAWL_CONTEXT = {**CONTEXT_SETTINGS, "default_map": {"concurrency": 8, "per_hos
     type=click.Path(dir_okay=False, path_type=Path),
     metavar="PATH",
     help="robots.txt file to add or update the 'Sitemap:' line in (created if missing).",
+)
+@click.option(
+    "--xsl",
+    is_flag=True,
+    help="Publish a stylesheet (NAME.xsl) with the sitemaps and link it from each, so a "
+    "browser shows them as a table of links.",
+)
+@click.option(
+    "--html",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also write an HTML site map for visitors: pages grouped by path section, with "
+    "their titles.",
+)
+@click.option(
+    "--html-max-pages",
+    type=click.IntRange(1),
+    default=10_000,
+    show_default=True,
+    metavar="N",
+    help="Pages the --html site map lists at most (the shallowest).",
 )
 @click.option(
     "--strict",
@@ -1400,6 +1429,258 @@ def validate(
         stderr.print(report.summary(), markup=False)
     if not report.ok:
         raise click.exceptions.Exit(1)
+
+
+_SHOWN = 20
+
+
+def _threshold(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> Any:
+    from .audit import Threshold
+
+    try:
+        return tuple(Threshold.parse(value) for value in values)
+    except InvalidValueError as exc:
+        raise click.BadParameter(exc.message) from exc
+
+
+class _AuditProgress:
+    """One live line on stderr (when it is a terminal) saying what the audit is doing."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self.status: Any = None
+
+    def __call__(self, stage: str, done: int, total: int | None) -> None:
+        if not self.enabled:
+            return
+        text = f"{stage} {done:,}" + (f" of {total:,}" if total else "")
+        if self.status is None:
+            self.status = stderr.status(text)
+            self.status.start()
+        else:
+            self.status.update(text)
+
+    def close(self) -> None:
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
+
+
+def _print_audit(result: Any, report: Path | None) -> None:
+    sample = f" (a sample of {result.sample:,}, seed {result.seed})" if result.sample else ""
+    files = sum(1 for s in result.sitemaps if s.urls)
+    stdout.print(
+        f"audited {result.source}: {files:,} sitemap files, {result.listed:,} URLs listed "
+        f"({result.duplicates:,} duplicate entries), {result.checked:,} checked{sample}, "
+        f"{result.indexable:,} indexable",
+        markup=False,
+    )
+    if result.crawl is not None:
+        stdout.print(
+            f"crawled: {result.crawl.fetched:,} pages fetched, "
+            f"{result.crawl_indexable or 0:,} indexable",
+            markup=False,
+        )
+    for number, problem in enumerate(result.problems()):
+        if number == _SHOWN:
+            rest = sum(result.problem_counts.values()) - _SHOWN
+            stdout.print(f"  ... {rest:,} more problems (see --report or --format)")
+            break
+        detail = f"  ({problem.detail})" if problem.detail else ""
+        stdout.print(f"{problem.severity} {problem.kind} {problem.url}{detail}", markup=False)
+    for issue in result.validation.issues[:_SHOWN]:
+        stdout.print(str(issue), markup=False)
+    for kind, count in result.problem_counts.items():
+        stdout.print(f"  {kind}: {count:,}", markup=False)
+    stdout.print(f"validation: {result.validation.summary()}", markup=False)
+    for note in result.notes:
+        stdout.print(f"note: {note}", markup=False)
+    if report is not None:
+        stdout.print(f"report: {report}", markup=False)
+    for line in result.failed:
+        stdout.print(f"FAILED {line}", markup=False)
+
+
+@cli.command(name="audit", context_settings=_CRAWL_CONTEXT)
+@click.argument("source", metavar="SITE_OR_SITEMAP")
+@click.option(
+    "--crawl",
+    is_flag=True,
+    help="Also crawl the site: indexable pages no sitemap lists, listed pages no link reaches.",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(1),
+    metavar="N",
+    help="Check a random sample of N listed URLs (every URL is still read and counted).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of --sample: the same sitemaps and seed give the same sample.",
+)
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the report as one self-contained HTML file.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "csv"]),
+    default="text",
+    show_default=True,
+    help="Standard output: a summary, or all the data as JSON or CSV (one row per URL).",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the --format output to FILE instead of standard output.",
+)
+@click.option(
+    "--fail-on",
+    multiple=True,
+    metavar="KIND>N[%]",
+    callback=_threshold,
+    help="Fail (exit 1) when more than N (or N % of the URLs checked) are of KIND: a problem "
+    "kind, error, warning, not-indexable, validation or a rule ID. Repeatable; replaces the "
+    "default error>0.",
+)
+@click.option(
+    "--database",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Keep the per-URL results in this SQLite file [default: a temporary file].",
+)
+@click.option(
+    "--max-pages",
+    type=click.IntRange(1),
+    default=1_000_000,
+    show_default=True,
+    metavar="N",
+    help="Pages --crawl fetches at most.",
+)
+@click.option(
+    "--max-time",
+    type=click.FloatRange(0),
+    default=0,
+    metavar="SECONDS",
+    help="Longest crawl, and longest checking [default: no limit].",
+)
+@click.option(
+    "--delay",
+    type=click.FloatRange(0),
+    default=0.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Between two requests to one host (robots.txt Crawl-delay wins if longer).",
+)
+@click.option(
+    "--include-types",
+    multiple=True,
+    metavar="TYPES",
+    help="Media types that count as indexable besides HTML (application/pdf,...). Repeatable.",
+)
+@click.option(
+    "--max-page-bytes",
+    type=click.IntRange(1024),
+    default=DEFAULT_PAGE_BYTES,
+    show_default=True,
+    metavar="N",
+    help="Bytes of one page read; the rest is not.",
+)
+@click.option(
+    "--max-per-rule",
+    type=click.IntRange(0),
+    default=100,
+    show_default=True,
+    metavar="N",
+    help="Validation findings kept per rule and file (0: all); the rest are counted.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing but errors and failures.")
+@http_options
+def audit_command(
+    source: str,
+    crawl: bool,
+    sample: int | None,
+    seed: int,
+    report: Path | None,
+    output_format: str,
+    output: Path | None,
+    fail_on: tuple[Any, ...],
+    database: Path | None,
+    max_pages: int,
+    max_time: float,
+    delay: float,
+    include_types: tuple[str, ...],
+    max_page_bytes: int,
+    max_per_rule: int,
+    quiet: bool,
+    **http: Any,
+) -> None:
+    """Check what the sitemaps of SITE_OR_SITEMAP list against what the site serves.
+
+    SITE_OR_SITEMAP is a site (its sitemaps are discovered), a sitemap URL, or a local
+    sitemap file. Every listed URL is checked over HTTP with the crawler's rules. Exit
+    status: 0 no threshold passed (by default: no error), 1 a threshold passed, 2 the audit
+    could not run.
+
+    \b
+    sitemapkit audit https://example.com/ --report report.html
+    sitemapkit audit https://example.com/sitemap.xml --sample 1000 --fail-on 'not-indexable>1%'
+    sitemapkit audit https://example.com/ --crawl --format csv --output urls.csv
+    """
+    from .audit import audit
+    from .report import write_csv, write_json
+
+    types = tuple(t.strip() for value in include_types for t in value.split(",") if t.strip())
+    progress = _AuditProgress(enabled=not quiet and stderr.is_terminal)
+    problems = ProblemPrinter(strict=False, shown=0 if quiet else 20)
+    try:
+        result = audit(
+            source,
+            crawl=crawl,
+            sample=sample,
+            seed=seed,
+            fetch=_settings(http),
+            delay=delay,
+            include_types=types,
+            max_page_bytes=max_page_bytes,
+            max_pages=max_pages,
+            max_time=max_time or None,
+            thresholds=fail_on,
+            database=database,
+            max_per_rule=max_per_rule,
+            on_problem=problems,
+            on_progress=progress,
+        )
+    finally:
+        progress.close()
+    with result:
+        if report is not None:
+            result.write_html(report)
+        if output_format != "text":
+            write = write_json if output_format == "json" else write_csv
+            if output is None:
+                write(result, sys.stdout)
+                sys.stdout.flush()
+            else:
+                partial = output.with_name(f".{output.name}.part")
+                with open(partial, "w", encoding="utf-8", newline="") as stream:
+                    write(result, stream)
+                os.replace(partial, output)  # never half a file where it is expected
+        if output_format == "text" and not quiet:
+            _print_audit(result, report)
+        else:
+            for line in result.failed:
+                stderr.print(f"FAILED {line}", markup=False)
+        problems.finish()
+    if not result.ok:
+        sys.exit(1)
 
 
 def _fail(message: str, code: int) -> NoReturn:

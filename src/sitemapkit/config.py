@@ -243,6 +243,9 @@ _TOP: Final[dict[str, Check]] = {
     "quiet": _bool,
     "robots": _str,
     "incremental": _bool,
+    "xsl": _bool,
+    "html": _str,
+    "html_max_pages": _int(1),
 }
 _TABLES: Final = ("source", "filter", "submit")
 _SOURCE_COMMON: Final[dict[str, Check]] = {
@@ -449,7 +452,7 @@ class _Reader:
     def read(self, document: dict[str, Any]) -> ConfigFile:
         top = {key: value for key, value in document.items() if key not in _TABLES}
         values = self.table(top, _TOP, ())
-        for key in ("out", "robots"):
+        for key in ("out", "robots", "html"):
             if key in values:
                 values[key] = Path(self.path_of(values[key]))
         if "out" in values:
@@ -581,6 +584,9 @@ quiet = false             # print nothing but errors
 # Keep URLs in the shards of the last run (state in out/.sitemap.sitemapkit.db): unchanged
 # files are left alone, and `sitemapkit submit --changed` announces what changed.
 incremental = false
+#xsl = true                # publish sitemap.xsl with the set: browsers show sitemaps as tables
+#html = "public/site-map.html"  # an HTML site map for visitors, pages grouped by section
+#html_max_pages = 10000    # pages the HTML site map lists at most (the shallowest)
 
 # Sources are read in order; each URL is listed once (the first sighting wins).
 # changefreq and priority are defaults for entries that do not carry their own.

@@ -248,6 +248,7 @@ def write_sitemaps(
     strict: bool = False,
     assume_tz: tzinfo | None = None,
     stylesheet: str | None = None,
+    xsl: bool = False,
     compress_level: int | None = None,
     loc_column: str = "loc",
     storage_options: Mapping[str, Any] | None = None,
@@ -279,6 +280,7 @@ def write_sitemaps(
         strict=strict,
         assume_tz=assume_tz,
         stylesheet=stylesheet,
+        xsl=xsl,
         compress_level=compress_level,
     )
     with (

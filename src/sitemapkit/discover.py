@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from .errors import FetchError, SitemapError
+from .urls import join_url
 
 if TYPE_CHECKING:
     from .fetch import Fetcher, FetchSettings
@@ -103,8 +104,8 @@ def parse_robots_sitemaps(text: str, robots_url: str) -> list[tuple[str, int]]:
         value = match.group(2).strip().strip("<>\"'").strip()
         if not value or any(ch.isspace() for ch in value):
             continue
-        url = urljoin(robots_url, value)
-        if urlsplit(url).scheme.lower() not in {"http", "https"} or url in seen:
+        url = join_url(robots_url, value)
+        if url is None or urlsplit(url).scheme.lower() not in {"http", "https"} or url in seen:
             continue
         seen.add(url)
         found.append((url, number))
@@ -132,7 +133,10 @@ def _sitemap_links(html: str) -> list[str]:
 
 
 def _site_root(site_url: str) -> str:
-    parts = urlsplit(site_url if "://" in site_url else "https://" + site_url)
+    try:
+        parts = urlsplit(site_url if "://" in site_url else "https://" + site_url)
+    except ValueError:
+        raise SitemapError(f"not a valid site URL: {site_url!r}") from None
     if parts.scheme.lower() not in {"http", "https"} or not parts.netloc:
         raise SitemapError(f"not an http(s) site URL: {site_url!r}")
     return f"{parts.scheme.lower()}://{parts.netloc}/"
@@ -224,9 +228,9 @@ def find_sitemaps(
             if home_result is not None:
                 page = home_result[0][:_HOME_LIMIT].decode("utf-8", "replace")
                 for href in _sitemap_links(page):
-                    url = urljoin(home_result[1], href)
-                    if urlsplit(url).scheme.lower() in {"http", "https"}:
-                        add(url, "home page", '<link rel="sitemap"> in the home page')
+                    linked = join_url(home_result[1], href)
+                    if linked is not None and urlsplit(linked).scheme.lower() in {"http", "https"}:
+                        add(linked, "home page", '<link rel="sitemap"> in the home page')
     finally:
         if own:
             client.close()

@@ -27,10 +27,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING, Final
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from .compression import iter_gunzip
 from .errors import FetchError, ParseError, UnsafeContentError
+from .urls import host_of, join_url
 
 if TYPE_CHECKING:
     import httpx
@@ -389,14 +390,14 @@ class Fetcher:
 
     def trust_start(self, url: str) -> None:
         """The user starts at ``url``: when it is on a private address, so may the rest be."""
-        if is_private_host(urlsplit(url).hostname or ""):
+        if is_private_host(host_of(url)):
             self.allow_private = True
 
     def check_allowed(self, url: str) -> None:
         """Refuse a URL on a private address unless private addresses are allowed."""
         if self.allow_private:
             return
-        host = urlsplit(url).hostname or ""
+        host = host_of(url)
         if is_private_host(host):
             raise FetchError(
                 f"refused: {host} is a loopback, private, link-local or metadata address "
@@ -411,10 +412,12 @@ class Fetcher:
         Redirect targets are always checked. ``head`` reads only the first bytes of the body
         (enough to tell a format), decompressed as far as they go.
         """
+        if join_url(url, url) is None:
+            raise FetchError("not a valid URL (a bracket in its host?)", url=url)
         if not user_given:
             self.check_allowed(url)
         # A user who starts on a private address may be redirected within that network.
-        private_ok = user_given and is_private_host(urlsplit(url).hostname or "")
+        private_ok = user_given and is_private_host(host_of(url))
         deadline = time.monotonic() + self.settings.deadline
         current = url
         seen = {url}
@@ -422,7 +425,9 @@ class Fetcher:
             result = self._get_with_retries(current, deadline, head)
             if isinstance(result, Fetched):
                 return Fetched(url, current, result.status, result.content_type, result.body)
-            target = urljoin(current, result)
+            target = join_url(current, result)
+            if target is None:
+                raise FetchError(f"redirect to an invalid URL: {result[:200]!r}", url=url)
             if target in seen:
                 raise FetchError(f"redirect loop: {current} -> {target}", url=url)
             seen.add(target)

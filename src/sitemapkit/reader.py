@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -65,6 +65,7 @@ from .model import (
     VideoPrice,
     log_problem,
 )
+from .urls import host_of, join_url
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -972,7 +973,10 @@ class _Extractor:
 
     def _resolve(self, link: str) -> str:
         base = self.doc.base_url
-        return urljoin(base, link) if base and not _is_absolute(link) else link
+        if not base or _is_absolute(link):
+            return link
+        joined = join_url(base, link)
+        return link if joined is None else joined
 
     def _rss_item(self, element: etree._Element) -> URLEntry | None:
         link = guid = published = None
@@ -1278,8 +1282,8 @@ class Reader:
         text = str(source)
         if isinstance(source, str) and _is_absolute(source):
             self.fetcher.trust_start(source)
-            path = urlsplit(source).path
-            if path in {"", "/"}:
+            # host_of is empty for a URL that cannot be parsed: fetching it says why.
+            if host_of(source) and urlsplit(source).path in {"", "/"}:
                 yield from self._read_site(source, run)
                 return
             loaded = self._load_url(source, run, user_given=True)
@@ -1408,11 +1412,13 @@ class Reader:
         base = parent if _is_absolute(parent) else None
         targets: list[str] = []
         for ref in refs:
-            target = urljoin(base, ref.loc) if base else ref.loc
-            if not _is_absolute(target):
+            target = join_url(base, ref.loc) if base else ref.loc
+            if target is None or not _is_absolute(target) or not host_of(target):
                 self._problem(
                     Problem(
-                        parent, None, f"child sitemap {ref.loc!r} is not an http(s) URL; not read"
+                        parent,
+                        None,
+                        f"child sitemap {ref.loc[:200]!r} is not a valid http(s) URL; not read",
                     )
                 )
                 continue

@@ -21,6 +21,7 @@ from .crawl.options import CrawlSettings
 from .dates import parse_timezone
 from .errors import InvalidValueError
 from .filters import FilterRule, URLFilter
+from .htmlmap import DEFAULT_MAX_PAGES, HTMLSiteMap
 from .model import ProblemHandler, URLEntry, check_changefreq, check_priority, log_problem
 from .robots import update_robots_txt
 from .shard import ShardedResult, ShardOptions, write_sharded
@@ -227,10 +228,17 @@ class GenerateSettings:
     quiet: bool = False
     robots: Path | None = None
     incremental: bool = False
+    xsl: bool = False
+    html: Path | None = None
+    html_max_pages: int = DEFAULT_MAX_PAGES
 
     def __post_init__(self) -> None:
         if self.timezone is not None:
             parse_timezone(self.timezone)
+        if self.xsl and self.format != "xml":
+            raise InvalidValueError("xsl goes with XML sitemaps: text sitemaps cannot link one")
+        if self.html_max_pages < 1:
+            raise InvalidValueError(f"html_max_pages must be at least 1, not {self.html_max_pages}")
 
     @property
     def tzinfo(self) -> TimeZone | None:
@@ -246,6 +254,8 @@ class GenerateResult:
     sitemap_url: str
     robots_changed: bool | None = None
     filtered: Mapping[str, int] = field(default_factory=dict)
+    #: Pages listed in the HTML site map (``html``), None when none was written.
+    html_pages: int | None = None
     #: What an incremental run changed since the last one (None when not incremental).
     changes: ChangeCounts | None = None
 
@@ -306,14 +316,22 @@ def generate(
     if settings.filters:
         filters.append(make_filter(settings.filters))
         entries = filters[-1](entries)
+    site_map = None
+    if settings.html is not None:
+        site_map = HTMLSiteMap(
+            base_url=settings.base_url,
+            keep_session_ids=settings.keep_session_ids,
+            max_pages=settings.html_max_pages,
+        )
+        entries = site_map.watch(entries)
     stream = entries if wrap is None else wrap(entries)
     if settings.incremental:
         if out is not None:
             raise InvalidValueError("incremental runs keep their state in a local --out folder")
-        return _generate_incremental(settings, stream, shards, filters)
+        return _generate_incremental(settings, stream, shards, filters, site_map)
     if shards is not None:
         written = write_sharded(stream, out or settings.out_dir, _shard_options(settings, shards))
-        return _finish(settings, written, filters)
+        return _finish(settings, written, filters, site_map)
     with SitemapWriter(
         settings.out_dir,
         base_url=settings.base_url,
@@ -326,9 +344,10 @@ def generate(
         keep_session_ids=settings.keep_session_ids,
         strict=settings.strict,
         assume_tz=settings.tzinfo,
+        xsl=settings.xsl,
     ) as writer:
         writer.add_all(stream)
-    return _finish(settings, writer.result, filters)
+    return _finish(settings, writer.result, filters, site_map)
 
 
 def _shard_options(settings: GenerateSettings, shards: int) -> ShardOptions:
@@ -344,6 +363,7 @@ def _shard_options(settings: GenerateSettings, shards: int) -> ShardOptions:
         keep_session_ids=settings.keep_session_ids,
         strict=settings.strict,
         assume_tz=settings.tzinfo,
+        xsl=settings.xsl,
     )
 
 
@@ -352,6 +372,7 @@ def _generate_incremental(
     entries: Iterable[URLEntry],
     shards: int | None,
     filters: list[URLFilter],
+    site_map: HTMLSiteMap | None,
 ) -> GenerateResult:
     """Write in the shards the state remembers, then record what changed (see state.py)."""
     from .reader import iter_urls
@@ -362,13 +383,20 @@ def _generate_incremental(
         written = write_sharded(entries, settings.out_dir, _shard_options(settings, count))
         published = iter_urls(str(written.entry_point), stop_on_error=True)
         changes = state.record(published, shards=count)
-    return dataclasses.replace(_finish(settings, written, filters), changes=changes)
+    finished = _finish(settings, written, filters, site_map)
+    return dataclasses.replace(finished, changes=changes)
 
 
 def _finish(
-    settings: GenerateSettings, written: WriteResult | ShardedResult, filters: list[URLFilter]
+    settings: GenerateSettings,
+    written: WriteResult | ShardedResult,
+    filters: list[URLFilter],
+    site_map: HTMLSiteMap | None,
 ) -> GenerateResult:
-    """Update robots.txt and count what the filters dropped."""
+    """Write the HTML site map, update robots.txt and count what the filters dropped."""
+    html_pages = None
+    if site_map is not None and settings.html is not None:
+        html_pages = site_map.write(settings.html, total=written.urls)
     sitemap_url = written.entry_url
     robots_changed = None
     if settings.robots is not None:
@@ -377,4 +405,4 @@ def _finish(
     for url_filter in filters:
         for rule, count in url_filter.dropped.items():
             filtered[rule] = filtered.get(rule, 0) + count
-    return GenerateResult(written, sitemap_url, robots_changed, filtered)
+    return GenerateResult(written, sitemap_url, robots_changed, filtered, html_pages)

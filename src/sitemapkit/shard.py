@@ -36,6 +36,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Literal, Self
 
+from .compression import FileSink
 from .errors import InvalidURLError, LimitError, PublishError, SitemapError, StrictError
 from .markup import render_index
 from .model import SitemapRef, URLEntry
@@ -86,12 +87,24 @@ class ShardOptions:
     strict: bool = False
     assume_tz: tzinfo | None = None
     stylesheet: str | None = None
+    #: Publish sitemapkit's XSL stylesheet beside the set and link it (as ``xsl`` does for
+    #: :class:`~sitemapkit.SitemapWriter`).
+    xsl: bool = False
     compress_level: int | None = None
 
     def __post_init__(self) -> None:
+        if self.xsl and self.format != "xml":
+            raise SitemapError("a stylesheet (xsl) goes with XML sitemaps, not text ones")
         if isinstance(self.shards, bool) or not 1 <= self.shards <= 50_000:
             raise SitemapError(f"shards must be between 1 and 50,000, not {self.shards!r}")
         self.check()
+
+    @property
+    def stylesheet_href(self) -> str | None:
+        """What the files' ``xml-stylesheet`` instruction links, if anything."""
+        if self.stylesheet is None and self.xsl:
+            return self.name + ".xsl"
+        return self.stylesheet
 
     def check(self) -> CheckedOptions:
         return check_options(
@@ -145,6 +158,8 @@ class ShardedResult:
     skipped_examples: Mapping[str, tuple[str, ...]]
     raw_bytes: int
     file_bytes: int
+    #: The XSL stylesheet published with the set (``xsl=True``): a path or URL.
+    stylesheet: str | None = None
 
     @property
     def is_index(self) -> bool:
@@ -268,7 +283,7 @@ class _ShardFiles(SitemapWriter):
             protocol=options.protocol,
             keep_session_ids=options.keep_session_ids,
             assume_tz=options.assume_tz,
-            stylesheet=options.stylesheet,
+            stylesheet=options.stylesheet_href,
             compress_level=options.compress_level,
             split_news=False,  # a news set would have to span the shards: news stays inline
         )
@@ -526,32 +541,48 @@ class ShardedOutput:
         refs = [SitemapRef(loc=base + child.name, lastmod=child.lastmod) for child in children]
         names = [child.name for child in children]
         entry = self.options.name + ".xml"
+        extras = self._extra_files()
         if self._staging is not None:
+            for extra, content in extras.items():
+                sink = FileSink(self._staging.path / extra, gzip=False)
+                sink.write(content)
+                sink.close()
             write_index_file(
-                self._staging.path / entry, profile, refs, stylesheet=self.options.stylesheet
+                self._staging.path / entry, profile, refs, stylesheet=self.options.stylesheet_href
             )
-            self._staging.publish(names, entry)
+            self._staging.publish([*names, *extras], entry)
             where = str(self._staging.out_dir)
             self._finish()
-            locations = [os.path.join(where, name) for name in (entry, *names)]
+            locations = [os.path.join(where, name) for name in (entry, *names, *extras)]
         else:
             assert self._remote is not None
-            index = render_index(profile, refs, stylesheet=self.options.stylesheet)
-            _publish_remote(self._remote, self.options.name, names, entry, index.encode("utf-8"))
+            index = render_index(profile, refs, stylesheet=self.options.stylesheet_href)
+            _publish_remote(
+                self._remote, self.options.name, names, entry, index.encode("utf-8"), extras
+            )
             self._finish()
-            locations = [self._remote.url_of(name) for name in (entry, *names)]
+            locations = [self._remote.url_of(name) for name in (entry, *names, *extras)]
         return ShardedResult(
             out=self.out,
             entry_point=locations[0],
             entry_url=base + entry,
-            children=tuple(locations[1:]),
+            children=tuple(locations[1 : 1 + len(names)]),
             shards=self.options.shards,
             urls=sum(child.urls for child in children),
             skipped=skipped,
             skipped_examples=examples,
             raw_bytes=sum(child.raw_bytes for child in children),
             file_bytes=sum(child.file_bytes for child in children),
+            stylesheet=locations[-1] if extras else None,
         )
+
+    def _extra_files(self) -> dict[str, bytes]:
+        """Files published with the set besides the sitemaps: the stylesheet when asked for."""
+        if not self.options.xsl:
+            return {}
+        from .stylesheet import SITEMAP_XSL
+
+        return {self.options.name + ".xsl": SITEMAP_XSL.encode("utf-8")}
 
     def _finish(self) -> None:
         self._done = True
@@ -592,7 +623,12 @@ def _merge_skips(
 
 
 def _publish_remote(
-    folder: RemoteFolder, name: str, children: Sequence[str], entry: str, index: bytes
+    folder: RemoteFolder,
+    name: str,
+    children: Sequence[str],
+    entry: str,
+    index: bytes,
+    extras: Mapping[str, bytes],
 ) -> None:
     """Children are in place already: check them, then switch the entry point, then tidy."""
     present = folder.names()
@@ -605,8 +641,10 @@ def _publish_remote(
     manifest_name = _MANIFEST.format(name=name)
     previous = folder.read_json(manifest_name)
     previous_files = previous.get("files", []) if isinstance(previous, dict) else []
+    for extra, content in extras.items():
+        folder.put(extra, content)
     folder.put(entry, index)  # the switch: one object written in one request
-    files = [*children, entry]
+    files = [*children, *extras, entry]
     folder.put(manifest_name, json.dumps({"files": files}).encode("utf-8"))
     pattern = child_name_pattern(name)
     stale = {found for found in present if pattern.fullmatch(found)}

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Final
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import idna
 
@@ -25,7 +25,9 @@ from .errors import InvalidURLError
 __all__ = [
     "MAX_URL_LENGTH",
     "URLNormalizer",
+    "host_of",
     "iri_to_uri",
+    "join_url",
     "normalize_url",
     "origin_of",
     "remove_session_ids",
@@ -213,7 +215,10 @@ def normalize_url(url: str, *, base: str | None = None, keep_session_ids: bool =
     if not _SCHEME.match(text):
         if base is None:
             raise InvalidURLError(f"relative URL without a base URL: {url!r}", reason="relative")
-        text = urljoin(base, text)
+        joined = join_url(base, text)
+        if joined is None:
+            raise InvalidURLError(f"not a URL: {url!r}", reason="invalid")
+        text = joined
     scheme, authority, path, query, _fragment = _split(text)
     scheme = scheme.lower()
     if scheme not in _DEFAULT_PORTS:
@@ -235,6 +240,32 @@ def normalize_url(url: str, *, base: str | None = None, keep_session_ids: bool =
             reason="too-long",
         )
     return result
+
+
+def join_url(base: str, reference: str) -> str | None:
+    """``urljoin``, but None where the standard library raises: when either URL has an
+    unbalanced ``[`` or ``]`` in its host (``http://[bad/``), which hostile pages, feeds and
+    robots.txt files can hold.
+
+    >>> join_url("https://example.com/a/", "b?c=1")
+    'https://example.com/a/b?c=1'
+    >>> join_url("https://example.com/", "//[bad/x") is None
+    True
+    """
+    try:
+        joined = urljoin(base, reference)
+        urlsplit(joined)
+    except ValueError:
+        return None
+    return joined
+
+
+def host_of(url: str) -> str:
+    """The lower-cased host name of ``url``; empty when it has none or it cannot be parsed."""
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
 
 
 def origin_of(url: str) -> str:

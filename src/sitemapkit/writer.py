@@ -87,6 +87,8 @@ class WriteResult:
     news: WriteResult | None = None
     #: Counts of things adjusted rather than left out (``news-too-old``, ``hreflang-conflict``).
     notes: Mapping[str, int] = field(default_factory=dict)
+    #: The XSL stylesheet published with the set (``xsl=True``).
+    stylesheet: Path | None = None
 
     @property
     def is_index(self) -> bool:
@@ -271,6 +273,7 @@ class SitemapWriter:
         strict: bool = False,
         assume_tz: tzinfo | None = None,
         stylesheet: str | None = None,
+        xsl: bool = False,
         compress_level: int | None = None,
         split_news: bool = True,
         news_max_age: timedelta | None = timedelta(days=2),
@@ -297,7 +300,11 @@ class SitemapWriter:
         self.gzip = gzip
         self.strict = strict
         self.assume_tz = assume_tz
-        self.stylesheet = stylesheet
+        if xsl and format != "xml":
+            raise InvalidValueError("a stylesheet (xsl) goes with XML sitemaps, not text ones")
+        #: File name of the stylesheet published with the set (``xsl=True``), or None.
+        self.xsl_name = f"{name}.xsl" if xsl else None
+        self.stylesheet = stylesheet if stylesheet is not None else self.xsl_name
         self._compress_level = compress_level
         self.keep_session_ids = keep_session_ids
         self.split_news = split_news and format == "xml"
@@ -814,7 +821,7 @@ class SitemapWriter:
         if len(self._children) == 1:
             only = self._children[0].result
             os.replace(only.path, staging / entry_name)
-            self._staging.publish([], entry_name)
+            self._staging.publish(self._extra_files(), entry_name)
             return self._make_result(entry_name, [], only.raw_bytes, only.file_bytes)
         if self.gzip:
             self._children[0] = self._compress_first(self._children[0])
@@ -831,8 +838,21 @@ class SitemapWriter:
             written += child.result.file_bytes
         index_name = self.name + ".xml"
         write_index(staging / index_name, self.profile, refs, stylesheet=self.stylesheet)
-        self._staging.publish(names, index_name)
+        self._staging.publish([*names, *self._extra_files()], index_name)
         return self._make_result(index_name, names, raw, written)
+
+    def _extra_files(self) -> list[str]:
+        """The stylesheet, written into staging so it is published (and later removed) with
+        the set it styles: before the entry point that links it, listed in the manifest."""
+        if self.xsl_name is None:
+            return []
+        from .stylesheet import SITEMAP_XSL
+
+        with open(self._staging.path / self.xsl_name, "wb") as handle:
+            handle.write(SITEMAP_XSL.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        return [self.xsl_name]
 
     def _compress_first(self, child: _Child) -> _Child:
         source = child.result.path
@@ -860,6 +880,7 @@ class SitemapWriter:
             raw_bytes=raw,
             file_bytes=written,
             notes=dict(self._notes),
+            stylesheet=None if self.xsl_name is None else self.out_dir / self.xsl_name,
         )
 
     def abort(self) -> None:

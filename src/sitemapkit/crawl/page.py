@@ -14,12 +14,12 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Final
-from urllib.parse import urljoin
 
 from lxml import etree
 from lxml import html as lxml_html
 
 from ..sources.directory import is_noindex_html
+from ..urls import join_url
 
 __all__ = ["PageInfo", "header_directives", "link_header_canonical", "read_page"]
 
@@ -77,7 +77,7 @@ def link_header_canonical(values: Iterable[str], url: str) -> str | None:
     for value in values:
         match = _LINK_CANONICAL.search(value)
         if match:
-            return urljoin(url, str(match.group(1)).strip())
+            return join_url(url, str(match.group(1)).strip())
     return None
 
 
@@ -90,18 +90,18 @@ def _origin(url: str) -> str:
     return url if path_start < 0 else url[:path_start]
 
 
-def _joiner(base: str) -> Callable[[str], str]:
+def _joiner(base: str) -> Callable[[str], str | None]:
     """``urljoin(base, href)`` with shortcuts for the two forms most links take: absolute
     URLs and absolute paths. Anything unusual goes to ``urljoin``; normalisation follows
     either way, so dot segments and fragments are dealt with there."""
     origin = _origin(base)
 
-    def join(href: str) -> str:
+    def join(href: str) -> str | None:
         if href.startswith(("http://", "https://")):
             return href
         if origin and href.startswith("/") and not href.startswith("//"):
             return origin + href
-        return urljoin(base, href)
+        return join_url(base, href)
 
     return join
 
@@ -152,7 +152,7 @@ def read_page(
     for element in root.iter("base"):
         href = element.get("href")
         if href and href.strip():
-            base = urljoin(url, href.strip())
+            base = join_url(url, href.strip()) or url
             break
     join = _joiner(base)
     for element in root.iter("a", "area", "frame", "iframe", "link", "meta", "img", "title"):
@@ -164,24 +164,32 @@ def read_page(
                 continue
             if not follow_nofollow and "nofollow" in (element.get("rel") or "").lower().split():
                 continue
-            info.links.append(join(target.strip()))
+            link = join(target.strip())
+            if link is not None:
+                info.links.append(link)
         elif tag == "link":
             rel = (element.get("rel") or "").lower().split()
             href = (element.get("href") or "").strip()
             if not href:
                 continue
             if "canonical" in rel and info.canonical is None:
-                info.canonical = urljoin(base, href)
-            elif alternates and "alternate" in rel and element.get("hreflang"):
-                info.alternates.append((element.get("hreflang", "").strip(), urljoin(base, href)))
+                info.canonical = join_url(base, href)
+            elif (
+                alternates
+                and "alternate" in rel
+                and element.get("hreflang")
+                and (alternate := join_url(base, href)) is not None
+            ):
+                info.alternates.append((element.get("hreflang", "").strip(), alternate))
         elif tag == "meta":
             if (element.get("name") or "").strip().lower() in _ROBOT_NAMES:
                 directives = _robots_meta(element.get("content") or "")
                 if "nofollow" in directives or "none" in directives:
                     info.nofollow = True
         elif tag == "img":
-            if images and (source := (element.get("src") or "").strip()):
-                info.images.append(urljoin(base, source))
+            source = (element.get("src") or "").strip() if images else ""
+            if source and (image := join_url(base, source)) is not None:
+                info.images.append(image)
         elif tag == "title" and info.title is None:
             text = " ".join("".join(map(str, element.itertext())).split())
             info.title = text or None

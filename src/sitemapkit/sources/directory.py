@@ -2,13 +2,15 @@
 
 Each matching file becomes a URL (``index.html`` stands for its folder, with a trailing
 slash), ``lastmod`` is the file's modification time, hidden files and folders are skipped, and
-HTML pages that ask robots not to index them are left out. Names are percent-encoded from
+HTML pages that ask robots not to index them are left out; an HTML page's ``<title>`` is kept
+on its entry (for HTML site maps). Names are percent-encoded from
 their bytes, so ``a#b.html`` and ``50%.html`` become paths, not a fragment or a bad escape.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import html
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -19,7 +21,13 @@ from urllib.parse import quote_from_bytes
 from ..errors import SourceError
 from ..model import Problem, ProblemHandler, URLEntry, log_problem
 
-__all__ = ["DEFAULT_INCLUDE", "DEFAULT_INDEX_FILES", "from_directory", "is_noindex_html"]
+__all__ = [
+    "DEFAULT_INCLUDE",
+    "DEFAULT_INDEX_FILES",
+    "from_directory",
+    "html_title",
+    "is_noindex_html",
+]
 
 DEFAULT_INCLUDE = ("*.html", "*.htm", "*.pdf")
 DEFAULT_INDEX_FILES = ("index.html", "index.htm")
@@ -29,6 +37,8 @@ _HEAD_BYTES = 256 * 1024
 _META = re.compile(rb"<meta\b[^>]*>", re.IGNORECASE)
 _ATTRIBUTE = re.compile(rb"""([a-zA-Z\-:]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _ROBOT_NAMES = {b"robots", b"googlebot"}
+_TITLE = re.compile(rb"<title\b[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_CHARSET = re.compile(rb"""<meta\b[^>]*charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _SEGMENT_SAFE = b"!$&'()*+,;=:@-._~"
 
 
@@ -48,6 +58,24 @@ def is_noindex_html(head: bytes) -> bool:
             if b"noindex" in directives or b"none" in directives:
                 return True
     return False
+
+
+def html_title(head: bytes) -> str | None:
+    """The ``<title>`` of an HTML page from its first bytes, unescaped, spaces collapsed.
+
+    >>> html_title(b"<head><title> Caf&eacute;\n  menu </title></head>")
+    'Café menu'
+    """
+    match = _TITLE.search(head)
+    if match is None:
+        return None
+    declared = _CHARSET.search(head, 0, match.start())
+    encoding = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        text = match.group(1).decode(encoding, "replace")
+    except LookupError:
+        text = match.group(1).decode("utf-8", "replace")
+    return " ".join(html.unescape(text).split())[:500] or None
 
 
 def _matches(relative: str, patterns: Sequence[str]) -> bool:
@@ -96,16 +124,19 @@ def from_directory(
             relative = os.fsdecode(relative_bytes)
             if not _matches(relative, include) or _matches(relative, exclude):
                 continue
+            title = None
             try:
                 stat = os.stat(full)
-                if skip_noindex and file_name.lower().endswith(_HTML_SUFFIXES):
+                if file_name.lower().endswith(_HTML_SUFFIXES):
                     with open(full, "rb") as page:
-                        if is_noindex_html(page.read(_HEAD_BYTES)):
-                            continue
+                        head = page.read(_HEAD_BYTES)
+                    if skip_noindex and is_noindex_html(head):
+                        continue
+                    title = html_title(head)
             except OSError as exc:
                 on_problem(Problem(relative, None, f"cannot read: {exc.strerror}"))
                 continue
             if os.fsdecode(file_name) in index_files:
                 relative_bytes = relative_bytes[: -len(file_name)]
             lastmod = datetime.fromtimestamp(int(stat.st_mtime), UTC)
-            yield URLEntry(prefix + _url_path(relative_bytes), lastmod=lastmod)
+            yield URLEntry(prefix + _url_path(relative_bytes), lastmod=lastmod, title=title)

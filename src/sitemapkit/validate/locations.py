@@ -113,7 +113,12 @@ def tree_duplicate(url: str) -> str:
 
 
 def _parts(url: str) -> tuple[str, str, int | None, str]:
-    split = urlsplit(url)
+    try:
+        split = urlsplit(url)
+    except ValueError:  # an unbalanced '[' in the host: the whole authority stands for it
+        scheme, _, rest = url.partition("://")
+        authority = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
+        return scheme.lower(), authority.lower(), None, "/"
     scheme = split.scheme.lower()
     try:
         port = split.port or _DEFAULT_PORTS.get(scheme)
