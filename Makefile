@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint typecheck pytest install dev clean bench bench-dask
+.PHONY: demo test lint typecheck pytest fuzz install dev clean bench bench-dask
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ pytest: $(DEV_STAMP)
 	$(BIN)/pytest -q || [ $$? -eq 5 ]
 
 test: lint typecheck pytest
+
+# The property tests with fresh random examples (make test always draws the same ones).
+fuzz: $(DEV_STAMP)
+	SITEMAPKIT_HYPOTHESIS=fuzz $(BIN)/pytest -q $$(grep -l '^from hypothesis' tests/test_*.py)
 
 bench: $(DEV_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'

@@ -1,14 +1,22 @@
-"""Shared fixtures: local HTTP servers."""
+"""Shared fixtures: local HTTP servers; the hypothesis profiles."""
 
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# `make test` draws the same examples every run, so a red build is about the change and
+# not the draw; `make fuzz` (profile "fuzz") draws new ones each run, to find new bugs.
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("fuzz", derandomize=False)
+settings.load_profile(os.environ.get("SITEMAPKIT_HYPOTHESIS", "ci"))
 
 
 @pytest.fixture
