@@ -11,17 +11,10 @@ Two different URLs share a fingerprint with probability about n²/2⁶⁵ (3·10
 URLs); the later one would then be taken for a duplicate. ``hash()`` is salted per process,
 so fingerprints mean nothing outside the process and no input can be crafted to collide, or
 to crowd one table: at 70 % average load a table overflowing is a nine-sigma event.
-
-Probing the tables is a Python loop (about a microsecond a string). A set built with
-``fast_until=N`` keeps its first N fingerprints in a plain ``set`` of integers instead, which
-C checks and fills a batch at a time (about 60 bytes a string, five times faster), and moves
-them into the tables when it grows past N. Sites of up to a million URLs, most of them, pay
-the memory for the speed; larger ones end with the compact tables all the same.
 """
 
 from __future__ import annotations
 
-import sys
 from array import array
 from collections.abc import Iterable
 
@@ -31,17 +24,14 @@ _MAX_LOAD = 0.7
 
 
 class FingerprintSet:
-    """Remembers which strings it has seen, in about 11 bytes per string (see above for
-    ``fast_until``)."""
+    """Remembers which strings it has seen, in about 11 bytes per string."""
 
-    __slots__ = ("_fast_until", "_limit", "_mask", "_small", "_tables", "size")
+    __slots__ = ("_limit", "_mask", "_tables", "size")
 
-    def __init__(self, *, fast_until: int = 0) -> None:
-        self._tables: list[array[int]] = []
+    def __init__(self) -> None:
+        self._tables = [array("q", bytes(8 * _INITIAL_SLOTS)) for _ in range(_TABLES)]
         self._mask = _INITIAL_SLOTS - 1
-        self._limit = 0
-        self._fast_until = fast_until
-        self._small: set[int] | None = set() if fast_until > 0 else None
+        self._limit = int(_TABLES * _INITIAL_SLOTS * _MAX_LOAD)
         self.size = 0
 
     def add_many(self, texts: Iterable[str]) -> list[int]:
@@ -51,8 +41,6 @@ class FingerprintSet:
         whose hash is 0 (the empty string) is never remembered.
         """
         hashes = list(map(hash, texts))
-        if self._small is not None:
-            return self._add_small(hashes)
         while self.size + len(hashes) > self._limit:
             self._grow()
         tables, mask = self._tables, self._mask
@@ -70,44 +58,8 @@ class FingerprintSet:
             else:
                 table[slot] = fingerprint
                 keep(position)
-        self.size += len(fresh) - hashes.count(0)  # the empty string is never remembered
+        self.size += len(fresh)
         return fresh
-
-    def _add_small(self, hashes: list[int]) -> list[int]:
-        small = self._small
-        assert small is not None
-        batch = set(hashes)
-        if len(batch) == len(hashes) and 0 not in batch and small.isdisjoint(batch):
-            small |= batch  # the usual case: all new, checked and added without a Python loop
-            fresh = list(range(len(hashes)))
-        else:
-            fresh = []
-            for position, fingerprint in enumerate(hashes):
-                if fingerprint not in small:
-                    if fingerprint:
-                        small.add(fingerprint)
-                    fresh.append(position)
-        self.size = len(small)
-        if self.size > self._fast_until:
-            self._small = None
-            self._move_to_tables(small)
-        return fresh
-
-    def _move_to_tables(self, fingerprints: set[int]) -> None:
-        slots = _INITIAL_SLOTS
-        while _TABLES * slots * _MAX_LOAD < 2 * len(fingerprints):
-            slots *= 2
-        self._tables = [array("q", bytes(8 * slots)) for _ in range(_TABLES)]
-        self._mask = slots - 1
-        self._limit = int(_TABLES * slots * _MAX_LOAD)
-        tables, mask = self._tables, self._mask
-        for fingerprint in fingerprints:
-            table = tables[fingerprint >> 56]
-            slot = fingerprint & mask
-            while table[slot]:
-                slot = (slot + 1) & mask
-            table[slot] = fingerprint
-        fingerprints.clear()
 
     def add(self, text: str) -> bool:
         """Add one string; return False when it (or its fingerprint) was already there."""
@@ -117,10 +69,6 @@ class FingerprintSet:
         if not isinstance(text, str):
             return False
         fingerprint = hash(text)
-        if self._small is not None:
-            return fingerprint in self._small
-        if not self._tables:
-            return False
         table = self._tables[fingerprint >> 56]
         slot = fingerprint & self._mask
         while stored := table[slot]:
@@ -133,9 +81,6 @@ class FingerprintSet:
         return self.size
 
     def _grow(self) -> None:
-        if not self._tables:
-            self._move_to_tables(set())
-            return
         slots = 2 * (self._mask + 1)
         mask = slots - 1
         for number, old in enumerate(self._tables):
@@ -152,7 +97,5 @@ class FingerprintSet:
 
     @property
     def nbytes(self) -> int:
-        """Memory held by the tables, or roughly by the set before them."""
-        if self._small is not None:
-            return sys.getsizeof(self._small) + 32 * len(self._small)
-        return len(self._tables) * (self._mask + 1) * 8
+        """Memory held by the tables."""
+        return _TABLES * (self._mask + 1) * 8

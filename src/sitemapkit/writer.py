@@ -1,9 +1,8 @@
 """The streaming sitemap writer: normalise, de-duplicate, split, compress, index, publish.
 
 Memory stays flat in the number of URLs apart from the de-duplication fingerprints
-(:class:`~sitemapkit._fingerprints.FingerprintSet`: a fast set of about 60 bytes a URL up to
-``FAST_DEDUP_URLS``, then compact tables of about 13 bytes a URL): entries are rendered in
-batches, written out in chunks, and never kept.
+(:class:`~sitemapkit._fingerprints.FingerprintSet`, about 13 bytes a URL): entries are
+rendered in batches, written out in chunks, and never kept.
 """
 
 from __future__ import annotations
@@ -65,8 +64,6 @@ __all__ = [
 ]
 
 _BATCH: Final = 1024
-#: URLs de-duplicated with a plain set (fast, ~60 bytes each) before the compact tables.
-FAST_DEDUP_URLS: Final = 1 << 20
 _CHUNK_ENTRIES: Final = 2048
 _MIN_BYTES: Final = 4096
 
@@ -321,7 +318,7 @@ class SitemapWriter:
         self._rewrite_namespaces: frozenset[str] = frozenset()
         self._notes: dict[str, int] = {}
         self._suffix = ".txt" if format == "txt" else ".xml"
-        self._fingerprints = FingerprintSet(fast_until=FAST_DEDUP_URLS)
+        self._fingerprints = FingerprintSet()
         self._lastmods: dict[object, _Lastmod] = {}
         # The batch waiting for normalisation: URLs, their lastmods, and, by position, the
         # rarer changefreq / priority / extensions.
