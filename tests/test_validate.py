@@ -166,6 +166,19 @@ def test_parse_errors_carry_expat_line_and_column() -> None:
     assert issue.column > 30
 
 
+@pytest.mark.parametrize("encoding", ["bogus", "shift_jis", "utf-7", "idna", "punycode", "rot13"])
+def test_an_encoding_expat_cannot_read_is_a_finding(tmp_path: Path, encoding: str) -> None:
+    """pyexpat raises LookupError or ValueError for such names; that must not escape."""
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(
+        f'<?xml version="1.0" encoding="{encoding}"?>\n<urlset xmlns="{SM}">'
+        "<url><loc>https://www.example.com/</loc></url></urlset>\n".encode()
+    )
+    [issue] = validate(path).errors
+    assert (issue.rule, issue.line) == ("SM-F02", 1)
+    assert repr(encoding) in issue.message
+
+
 def test_report_to_dict_has_the_documented_shape() -> None:
     report = validate(
         urlset("  <url><loc>https://www.example.com/</loc><lastmod>2999-01-01</lastmod></url>\n")

@@ -253,6 +253,8 @@ def _recode(data: bytes, codec: str, source: str) -> bytes:
         raise ParseError(
             f"bytes that are not {codec}: {exc.reason}", source=source, line=line
         ) from exc
+    except ValueError as exc:  # codecs such as punycode or idna raise plain UnicodeError
+        raise ParseError(f"bytes that are not {codec}: {exc}", source=source) from exc
     utf8 = text.encode("utf-8", "surrogatepass")
     declaration = _DECLARATION.match(utf8)
     if declaration is not None:
