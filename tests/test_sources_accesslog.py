@@ -142,6 +142,25 @@ def test_encoding_option_reads_other_encodings(tmp_path: Path) -> None:
         read(log, encoding="no-such-codec")
 
 
+@pytest.mark.parametrize("encoding", ["rot13", "idna"])
+def test_codecs_that_are_not_text_encodings_are_refused_at_once(
+    tmp_path: Path, encoding: str
+) -> None:
+    """rot13 passes codecs.lookup but fails on every line; idna cannot replace bad bytes."""
+    log = tmp_path / "access.log"
+    log.write_bytes(combined("/a"))
+    with pytest.raises(InvalidValueError, match="unknown encoding"):
+        read(log, encoding=encoding)
+
+
+def test_utf16_without_bom_falls_back_per_line(tmp_path: Path) -> None:
+    """The utf-16 codec raises a bare UnicodeError (no BOM), not UnicodeDecodeError."""
+    log = tmp_path / "access.log"
+    log.write_bytes(combined("/a"))
+    urls, problems = read(log, encoding="utf-16")
+    assert (urls, [problem.line for problem in problems]) == ([], [1])
+
+
 def test_gzip_and_globs_across_rotated_files(tmp_path: Path) -> None:
     (tmp_path / "access.log").write_bytes(combined("/new"))
     with gzip.open(tmp_path / "access.log.1.gz", "wb") as packed:

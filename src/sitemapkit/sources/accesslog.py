@@ -35,7 +35,6 @@ and the first entry comes out only after the last log line is read.
 
 from __future__ import annotations
 
-import codecs
 import glob
 import os
 import re
@@ -49,7 +48,7 @@ from .._fingerprints import FingerprintSet
 from ..errors import InvalidURLError, InvalidValueError, SourceError
 from ..model import Problem, ProblemHandler, URLEntry, log_problem
 from ..urls import URLNormalizer, normalize_url, origin_of
-from ._common import open_binary, source_name
+from ._common import check_encoding, open_binary, source_name
 
 __all__ = [
     "DEFAULT_BOT_AGENTS",
@@ -183,10 +182,7 @@ def from_access_log(
     """
     if format not in ("auto", "common", "combined", "w3c"):
         raise InvalidValueError(f"unknown log format {format!r} (auto, common, combined, w3c)")
-    try:
-        codecs.lookup(encoding)
-    except LookupError as exc:
-        raise InvalidValueError(f"unknown encoding {encoding!r}") from exc
+    check_encoding(encoding)
     reader = _LogReader(
         base_url=base_url,
         format=format,
@@ -389,7 +385,7 @@ class _LogReader:
                 continue
             try:
                 text = raw.decode(encoding)
-            except UnicodeDecodeError:
+            except UnicodeError:  # utf-16 without a BOM raises the base class
                 text = raw.decode("latin-1")
             if number == 1 and text.startswith("\ufeff"):
                 text = text[1:]
@@ -454,7 +450,7 @@ class _LogReader:
             data = bytes.fromhex(match.group(0).replace("\\x", ""))
             try:
                 return data.decode(self.encoding)
-            except UnicodeDecodeError:
+            except UnicodeError:
                 return data.decode("latin-1")
 
         return _ESCAPES.sub(replace, text)
