@@ -135,3 +135,12 @@ def test_utf16_without_bom_is_a_source_error(tmp_path: Path) -> None:
     path.write_text("https://e.com/a\n")
     with pytest.raises(SourceError, match=r"urls\.txt: cannot decode as utf-16"):
         collect(path, encoding="utf-16")
+
+
+def test_deeply_nested_jsonl_line_is_skipped(tmp_path: Path) -> None:
+    """json recurses per level: 100,000 brackets raised RecursionError through generate."""
+    path = tmp_path / "urls.jsonl"
+    path.write_text('{"loc": ' + "[" * 100_000 + "]" * 100_000 + '}\n{"loc": "https://e.com/a"}\n')
+    entries, problems = collect(path)
+    assert [e.loc for e in entries] == ["https://e.com/a"]
+    assert [(p.line, p.message) for p in problems] == [(1, "JSON nested too deeply; line skipped")]
