@@ -150,6 +150,12 @@ def test_bad_thresholds_are_refused(text: str) -> None:
         Threshold.parse(text)
 
 
+def test_a_source_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    """Undecodable argv bytes (surrogates) reached SQLite and raised UnicodeEncodeError."""
+    with pytest.raises(InvalidValueError, match="not valid UTF-8"):
+        audit(str(tmp_path / "sitemap\udcff.xml"), fetch=quick())
+
+
 def test_a_site_without_sitemaps_cannot_be_audited() -> None:
     with running() as server, pytest.raises(SitemapError, match="no sitemap found"):
         audit(server.url("/"), fetch=quick())

@@ -136,6 +136,12 @@ def test_urls_with_a_broken_host_are_fetch_errors(server: FaultServer, fetcher: 
     assert caught.value.url == "http://[bad/sitemap.xml"
 
 
+def test_url_with_undecodable_argv_bytes_is_a_fetch_error(fetcher: Fetcher) -> None:
+    """A shell argument with byte 0xff arrives as '\\udcff'; httpx raised UnicodeEncodeError."""
+    with pytest.raises(FetchError, match="bytes that are not UTF-8"):
+        fetcher.fetch("http://127.0.0.1:1/sitemap\udcff.xml", user_given=True)
+
+
 def test_redirect_limit(server: FaultServer) -> None:
     for hop in range(5):
         server.add(f"/r{hop}", status=307, headers={"Location": f"/r{hop + 1}"})

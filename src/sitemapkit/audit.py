@@ -844,6 +844,10 @@ def audit(
         raise InvalidValueError(f"sample must be at least 1, not {sample}")
     limits = tuple(t if isinstance(t, Threshold) else Threshold.parse(t) for t in thresholds)
     text = os.fspath(source)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable command-line bytes; SQLite would refuse them
+        raise InvalidValueError(f"{text!r} is not valid UTF-8") from None
     if _is_site(text) and "://" not in text:
         text = f"https://{text.strip('/')}/"
     fetch = fetch or DEFAULT_CRAWL_FETCH

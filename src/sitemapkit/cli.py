@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import itertools
 import json
 import operator
@@ -1691,6 +1692,11 @@ def _fail(message: str, code: int) -> NoReturn:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``sitemapkit`` console script."""
     run: Callable[..., Any] = cli.main
+    for stream in (sys.stdout, sys.stderr):
+        # A lone surrogate (a JSON "\\ud800" escape, undecodable argv bytes) in a URL or name
+        # that is echoed must be shown escaped, not end the run with UnicodeEncodeError.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         code = run(args=argv, prog_name="sitemapkit", standalone_mode=False)
         if isinstance(code, int) and code:

@@ -414,6 +414,11 @@ class Fetcher:
         """
         if join_url(url, url) is None:
             raise FetchError("not a valid URL (a bracket in its host?)", url=url)
+        if not url.isascii():
+            try:
+                url.encode("utf-8")
+            except UnicodeEncodeError:  # undecodable command-line bytes: httpx would raise
+                raise FetchError("not a valid URL (bytes that are not UTF-8)", url=url) from None
         if not user_given:
             self.check_allowed(url)
         # A user who starts on a private address may be redirected within that network.
