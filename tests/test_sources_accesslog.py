@@ -192,6 +192,8 @@ def test_unmatched_glob_and_missing_file_fail_at_once(tmp_path: Path) -> None:
         list(from_access_log(tmp_path / "missing.log", base_url=BASE))
     with pytest.raises(InvalidValueError, match="user-agent pattern"):
         from_access_log(tmp_path / "missing.log", base_url=BASE, exclude_agents=["("])
+    with pytest.raises(InvalidValueError, match="repetition number is too large"):  # OverflowError
+        from_access_log(tmp_path / "missing.log", base_url=BASE, exclude_agents=["a{99999999999}"])
 
 
 def test_overlong_line_is_skipped(tmp_path: Path) -> None:

@@ -155,7 +155,7 @@ def _compile_agents(patterns: Sequence[str]) -> re.Pattern[str] | None:
     for pattern in patterns:
         try:
             re.compile(pattern)
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:  # a{99999999999}, ((((…
             raise InvalidValueError(f"bad user-agent pattern {pattern!r}: {exc}") from exc
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
 
