@@ -142,6 +142,18 @@ def test_url_with_undecodable_argv_bytes_is_a_fetch_error(fetcher: Fetcher) -> N
         fetcher.fetch("http://127.0.0.1:1/sitemap\udcff.xml", user_given=True)
 
 
+def test_hosts_idna_cannot_encode_are_fetch_errors(server: FaultServer, fetcher: Fetcher) -> None:
+    """httpx raised IDNAError/UnicodeError (not InvalidURL) for these, from a redirect too."""
+    long_label = "a" * 64 + ".example"
+    server.add("/to-xn", status=301, headers={"Location": "http://xn--/sitemap.xml"})
+    server.add("/to-long", status=301, headers={"Location": f"http://{long_label}/sitemap.xml"})
+    for path in ("/to-xn", "/to-long"):
+        with pytest.raises(FetchError, match="invalid host name"):
+            fetcher.fetch(server.url(path), user_given=True)
+    with pytest.raises(FetchError, match="invalid host name"):
+        fetcher.fetch("http://xn--/sitemap.xml", user_given=True)
+
+
 def test_redirect_limit(server: FaultServer) -> None:
     for hop in range(5):
         server.add(f"/r{hop}", status=307, headers={"Location": f"/r{hop + 1}"})

@@ -485,6 +485,8 @@ class Fetcher:
                 raise error from exc
             except httpx.InvalidURL as exc:
                 raise FetchError(f"invalid URL ({exc})", url=url) from exc
+            except UnicodeError as exc:  # httpx's IDNA step: xn-- garbage, a label over 63
+                raise FetchError(f"invalid host name ({exc})", url=url) from exc
 
     def _handle(
         self, response: httpx.Response, url: str, deadline: float, head: int | None
