@@ -348,6 +348,31 @@ def test_import_sitemapkit_does_not_load_httpx() -> None:
     assert result.stdout.strip() == "[]"
 
 
+def test_fetchers_made_in_threads_while_httpx_loads_get_the_whole_module() -> None:
+    """Index children make Fetchers in pool threads; one that came while another thread was
+    importing httpx took the half-loaded module (AttributeError: no attribute 'Client').
+    """
+    code = (
+        "import threading, time\n"
+        "from sitemapkit.fetch import Fetcher\n"
+        "errors = []\n"
+        "def make(delay):\n"
+        "    time.sleep(delay)\n"
+        "    try:\n"
+        "        Fetcher().close()\n"
+        "    except Exception as exc:\n"
+        "        errors.append(repr(exc))\n"
+        "threads = [threading.Thread(target=make, args=(i * 0.01,)) for i in range(12)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+        "print(errors)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
 def test_head_reads_only_the_start(server: FaultServer, fetcher: Fetcher) -> None:
     big = b"x" * 500_000
     server.add("/big.txt", big)

@@ -251,18 +251,24 @@ def _import_httpx() -> ModuleType:
     ``httpx/__init__`` imports ``httpx._main`` (click, rich.syntax and pygments: a fifth of
     a second) whenever click and rich are installed, as they are here. It falls back to a
     stub when that import fails, so the module is masked while httpx loads, then unmasked.
+    The lock matters: index children make Fetchers in pool threads, and a second thread
+    must not take the half-initialised module from ``sys.modules`` (AttributeError).
     """
-    if "httpx" in sys.modules:
-        return sys.modules["httpx"]
-    masked = "httpx._main" not in sys.modules
-    if masked:
-        sys.modules["httpx._main"] = None  # type: ignore[assignment]
-    try:
-        import httpx
-    finally:
-        if masked and sys.modules.get("httpx._main", 0) is None:
-            del sys.modules["httpx._main"]
-    return httpx
+    with _HTTPX_IMPORT:
+        if "httpx" in sys.modules:
+            return sys.modules["httpx"]
+        masked = "httpx._main" not in sys.modules
+        if masked:
+            sys.modules["httpx._main"] = None  # type: ignore[assignment]
+        try:
+            import httpx
+        finally:
+            if masked and sys.modules.get("httpx._main", 0) is None:
+                del sys.modules["httpx._main"]
+        return httpx
+
+
+_HTTPX_IMPORT: Final = threading.Lock()
 
 
 def _default_user_agent() -> str:
