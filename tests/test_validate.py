@@ -262,6 +262,19 @@ def test_folder_of_sitemaps_checks_each_file_and_duplicates_across_them(tmp_path
     assert "another sitemap of this tree" in duplicate.message
 
 
+def test_child_named_beyond_the_file_name_limit_is_a_finding(tmp_path: Path) -> None:
+    """Path.is_file raises ENAMETOOLONG; the whole run ended with 'File name too long'."""
+    index = tmp_path / "sitemap.xml"
+    long_name = "x" * 300 + ".xml"
+    index.write_text(
+        f'{DECL}<sitemapindex xmlns="{SM}"><sitemap><loc>https://www.example.com/{long_name}'
+        "</loc></sitemap></sitemapindex>\n"
+    )
+    report = validate(index, recursive=True, fetch=False)
+    assert [issue.rule for issue in report.errors] == ["SM-FETCH-01"]
+    assert "was not found next to the index" in report.errors[0].message
+
+
 def test_recursive_local_tree_written_by_the_writer(tmp_path: Path) -> None:
     with SitemapWriter(tmp_path, base_url="https://www.example.com/", max_urls=10) as writer:
         writer.add_all(
