@@ -274,6 +274,18 @@ def test_w3c_data_before_any_header_is_reported(tmp_path: Path) -> None:
     assert [(p.line, "no #Fields:" in p.message) for p in problems] == [(2, True)]
 
 
+@pytest.mark.parametrize("zone", ["+2500", "-9999"])
+def test_impossible_zone_offset_is_a_bad_time(tmp_path: Path, zone: str) -> None:
+    """timezone() raised ValueError outside the try that catches impossible dates."""
+    log = tmp_path / "access.log"
+    log.write_bytes(combined("/a", time=f"10/Oct/2024:13:55:36 {zone}") + combined("/b"))
+    urls, problems = read(log, lastmod_from_requests=True)
+    assert urls == [BASE + "b"]
+    assert [(p.line, p.message) for p in problems] == [
+        (1, f"bad time '10/Oct/2024:13:55:36 {zone}'; line skipped")
+    ]
+
+
 def test_lastmod_from_requests_is_the_newest_request_time(tmp_path: Path) -> None:
     log = tmp_path / "access.log"
     log.write_bytes(

@@ -582,10 +582,10 @@ def _clf_time(text: str) -> float | None:
     if month is None:
         return None
     tz = UTC
-    if zone:
-        sign = -1 if zone[0] == "-" else 1
-        tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5])))
     try:
+        if zone:  # inside the try: timezone() refuses +2500 with a ValueError too
+            sign = -1 if zone[0] == "-" else 1
+            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5])))
         moment = datetime(
             int(year), month, int(day), int(hour), int(minute), int(second), tzinfo=tz
         )
