@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from sitemapkit import Fetcher, FetchError, FetchSettings, UnsafeContentError
+from sitemapkit import Fetcher, FetchError, FetchSettings, InvalidValueError, UnsafeContentError
 from sitemapkit.fetch import (
     AIOHTTP_EQUIVALENTS,
     EXCEPTION_MESSAGES,
@@ -38,6 +38,17 @@ def server() -> Iterator[FaultServer]:
 def fetcher() -> Iterator[Fetcher]:
     with Fetcher(FAST) as client:
         yield client
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("read_timeout", float("inf")), ("connect_timeout", float("nan")), ("deadline", 0.0),
+     ("deadline", float("nan")), ("backoff", float("inf")), ("max_backoff", -1.0)],
+)  # fmt: skip
+def test_settings_that_are_not_finite_are_refused(field: str, value: float) -> None:
+    """--timeout inf raised OverflowError in the socket layer, --timeout nan a ValueError."""
+    with pytest.raises(InvalidValueError, match=field):
+        FetchSettings(**{field: value})  # type: ignore[arg-type]
 
 
 def test_plain_get(server: FaultServer, fetcher: Fetcher) -> None:

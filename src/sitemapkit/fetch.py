@@ -16,6 +16,7 @@ than ``httpx.AsyncClient``: ``BENCHMARKS.md``) maps its exceptions onto the same
 from __future__ import annotations
 
 import functools
+import math
 import random
 import re
 import socket
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 from .compression import iter_gunzip
-from .errors import FetchError, ParseError, UnsafeContentError
+from .errors import FetchError, InvalidValueError, ParseError, UnsafeContentError
 from .urls import host_of, join_url
 
 if TYPE_CHECKING:
@@ -225,6 +226,17 @@ class FetchSettings:
     per_host: int = 4
     concurrency: int = 4
     allow_private: bool = False
+
+    def __post_init__(self) -> None:
+        # inf reaches the socket layer as an OverflowError, NaN as a ValueError of httpx
+        for name in ("connect_timeout", "read_timeout", "deadline"):
+            value = getattr(self, name)
+            if not 0 < value < math.inf:
+                raise InvalidValueError(f"{name} must be a positive number of seconds, not {value}")
+        for name in ("backoff", "max_backoff"):
+            value = getattr(self, name)
+            if not 0 <= value < math.inf:
+                raise InvalidValueError(f"{name} must be a number of seconds >= 0, not {value}")
 
 
 @dataclass(frozen=True, slots=True)
