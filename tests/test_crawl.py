@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 import time
 from collections import Counter
@@ -308,6 +309,15 @@ def test_report_jsonl_lists_every_excluded_url(site: FaultServer, tmp_path: Path
     assert not set(reasons) & expected_listed(site.base)
     with pytest.raises(ValueError, match=r"\.csv or \.jsonl"):
         crawl(site.url("/"), report=tmp_path / "report.txt")
+
+
+def test_report_onto_a_fifo_is_refused_not_replaced(site: FaultServer, tmp_path: Path) -> None:
+    """The .part file was renamed over it (over /dev/null too, as root)."""
+    fifo = tmp_path / "excluded.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(SitemapError, match="not a regular file; not replaced"):
+        list(crawl(site.url("/"), fetch=quick_fetch(), report=fifo))
+    assert fifo.is_fifo()
 
 
 def test_settings_are_checked_at_once() -> None:

@@ -35,6 +35,7 @@ from .errors import InvalidValueError, SitemapError, StrictError
 from .fetch import DEFAULT_MAX_BYTES, FetchSettings
 from .filters import FilterAction, FilterRule
 from .model import Problem, URLEntry
+from .publish import check_replaceable
 from .reader import Reader, ReadLimits, ReadStats
 from .robots import update_robots_txt
 from .settings import (
@@ -1670,6 +1671,7 @@ def audit_command(
                 write(result, sys.stdout)
                 sys.stdout.flush()
             else:
+                check_replaceable(output)
                 partial = output.with_name(f".{output.name}.part")
                 with open(partial, "w", encoding="utf-8", newline="") as stream:
                     write(result, stream)
