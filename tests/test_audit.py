@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -16,7 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitemapkit import AuditResult, FetchSettings, InvalidValueError, SitemapError, Threshold, audit
+from sitemapkit import (
+    AuditResult,
+    FetchSettings,
+    InvalidValueError,
+    SitemapError,
+    SourceError,
+    Threshold,
+    audit,
+)
 from sitemapkit.audit import PROBLEM_KINDS, _Reservoir
 from sitemapkit.report import write_csv, write_json
 from tests import crawl_site
@@ -148,6 +157,32 @@ def test_threshold_syntax(text: str, expected: Threshold) -> None:
 def test_bad_thresholds_are_refused(text: str) -> None:
     with pytest.raises(InvalidValueError, match="bad threshold"):
         Threshold.parse(text)
+
+
+def test_a_source_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    """Undecodable argv bytes (surrogates) reached SQLite and raised UnicodeEncodeError."""
+    with pytest.raises(InvalidValueError, match="not valid UTF-8"):
+        audit(str(tmp_path / "sitemap\udcff.xml"), fetch=quick())
+
+
+def test_database_that_is_not_an_sqlite_file_is_neither_replaced_nor_used(tmp_path: Path) -> None:
+    """--database /dev/null unlinked the device (as root); any document named was deleted."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    document = tmp_path / "notes.txt"
+    document.write_text("keep me")
+    with pytest.raises(InvalidValueError, match="not a regular file; not replaced"):
+        audit("http://127.0.0.1:9/sitemap.xml", database=fifo, fetch=quick())
+    with pytest.raises(InvalidValueError, match="not an SQLite file; not replaced"):
+        audit("http://127.0.0.1:9/sitemap.xml", database=document, fetch=quick())
+    assert fifo.exists()
+    assert document.read_text() == "keep me"
+
+
+def test_database_in_a_missing_folder_is_a_source_error(tmp_path: Path) -> None:
+    """sqlite3.OperationalError ('unable to open database file') escaped as a traceback."""
+    with pytest.raises(SourceError, match="cannot open the audit database"):
+        audit("http://127.0.0.1:9/sitemap.xml", database=tmp_path / "no" / "a.db", fetch=quick())
 
 
 def test_a_site_without_sitemaps_cannot_be_audited() -> None:

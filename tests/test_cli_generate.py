@@ -148,6 +148,19 @@ def test_config_errors_print_file_and_line(
     assert stderr.startswith(f"error: {config}:5: unknown key 'source.paths'")
 
 
+def test_lone_surrogate_in_a_left_out_url_is_printed_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A JSON "\\ud800" escape made the summary's example raise UnicodeEncodeError."""
+    urls = tmp_path / "urls.jsonl"
+    urls.write_text('{"loc": "/a"}\n{"loc": "/b\\ud800"}\n')
+    code, stdout, _ = run(
+        ["generate", "--base-url", BASE, "--urls", str(urls), "--out", str(tmp_path / "o")], capsys
+    )
+    assert code == 0
+    assert "left out (invalid): 1  e.g. /b\\ud800" in stdout
+
+
 def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, stderr = run(["generate", "--out", str(tmp_path)], capsys)
     assert (code, stderr) == (2, "error: missing --base-url\n")

@@ -250,6 +250,16 @@ def test_missing_base_url_is_reported(tmp_path: Path) -> None:
             "'filter.action': expected one of \"include\", \"exclude\", got string 'drop'",
         ),
         ("[submit]\nkey = 5\n", 2, "'submit.key': expected a string"),
+        (  # TOML's inf and nan: a timeout of inf raised OverflowError in the socket layer
+            '[[source]]\ntype = "crawl"\nurl = "http://127.0.0.1:9/"\ntimeout = inf\n',
+            4,
+            "'source.timeout': expected a number of seconds (0 or more), got float inf",
+        ),
+        (
+            '[[source]]\ntype = "crawl"\nurl = "http://127.0.0.1:9/"\ndelay = nan\n',
+            4,
+            "'source.delay': expected a number of seconds",
+        ),
         ("source = 3\n", 1, "must be written as [[source]] tables"),
     ],
 )

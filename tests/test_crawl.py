@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 import time
 from collections import Counter
@@ -206,6 +207,28 @@ def test_crawl_delay_from_robots_txt_spaces_requests(site: FaultServer) -> None:
     assert time.monotonic() - started >= 0.9  # 4 requests, 0.3 s apart
 
 
+def test_an_absurd_crawl_delay_is_capped(site: FaultServer) -> None:
+    """Crawl-delay: 99999999 made the crawl sleep for years between two requests."""
+    site.add("/robots.txt", "User-agent: *\nCrawl-delay: 99999999\n")
+    site.add("/", page("Home", "/a.html", "/b.html"), headers=crawl_site.HTML)
+    for name in "ab":
+        site.add(f"/{name}.html", page(name), headers=crawl_site.HTML)
+    started = time.monotonic()
+    entries = list(crawl(site.url("/"), fetch=quick_fetch(), max_crawl_delay=0.2))
+    assert len(entries) == 3
+    assert 0.4 <= time.monotonic() - started < 10
+    assert CrawlSettings(site.url("/")).max_crawl_delay == 60
+
+
+@pytest.mark.parametrize("delay", [float("inf"), float("nan"), -1.0])
+def test_a_delay_that_is_not_a_finite_number_is_refused(delay: float) -> None:
+    """--delay inf slept for ever; NaN slipped past the 'delay < 0' check."""
+    with pytest.raises(ValueError, match="delay must be >= 0"):
+        CrawlSettings("http://127.0.0.1:9/", delay=delay)
+    with pytest.raises(ValueError, match="max_crawl_delay must be >= 0"):
+        CrawlSettings("http://127.0.0.1:9/", max_crawl_delay=delay)
+
+
 def test_robots_txt_for_another_agent_and_unreachable_robots(site: FaultServer) -> None:
     site.add("/robots.txt", "User-agent: sitemapkit\nDisallow: /about\n\nUser-agent: *\nAllow: /")
     entries = {e.loc for e in crawl(site.url("/"), fetch=quick_fetch(), max_per_pattern=10)}
@@ -286,6 +309,15 @@ def test_report_jsonl_lists_every_excluded_url(site: FaultServer, tmp_path: Path
     assert not set(reasons) & expected_listed(site.base)
     with pytest.raises(ValueError, match=r"\.csv or \.jsonl"):
         crawl(site.url("/"), report=tmp_path / "report.txt")
+
+
+def test_report_onto_a_fifo_is_refused_not_replaced(site: FaultServer, tmp_path: Path) -> None:
+    """The .part file was renamed over it (over /dev/null too, as root)."""
+    fifo = tmp_path / "excluded.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(SitemapError, match="not a regular file; not replaced"):
+        list(crawl(site.url("/"), fetch=quick_fetch(), report=fifo))
+    assert fifo.is_fifo()
 
 
 def test_settings_are_checked_at_once() -> None:

@@ -64,6 +64,13 @@ def test_zone_can_be_assumed() -> None:
         parse_timezone("Mars/Olympus")
 
 
+@pytest.mark.parametrize("text", ["+99:00", "-24:00", "+02:60"])
+def test_impossible_offsets_are_refused(text: str) -> None:
+    """timezone() raised a bare ValueError (traceback in generate --timezone +99:00)."""
+    with pytest.raises(InvalidValueError, match="impossible time zone offset"):
+        parse_timezone(text)
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [

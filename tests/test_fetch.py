@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from sitemapkit import Fetcher, FetchError, FetchSettings, UnsafeContentError
+from sitemapkit import Fetcher, FetchError, FetchSettings, InvalidValueError, UnsafeContentError
 from sitemapkit.fetch import (
     AIOHTTP_EQUIVALENTS,
     EXCEPTION_MESSAGES,
@@ -38,6 +38,17 @@ def server() -> Iterator[FaultServer]:
 def fetcher() -> Iterator[Fetcher]:
     with Fetcher(FAST) as client:
         yield client
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("read_timeout", float("inf")), ("connect_timeout", float("nan")), ("deadline", 0.0),
+     ("deadline", float("nan")), ("backoff", float("inf")), ("max_backoff", -1.0)],
+)  # fmt: skip
+def test_settings_that_are_not_finite_are_refused(field: str, value: float) -> None:
+    """--timeout inf raised OverflowError in the socket layer, --timeout nan a ValueError."""
+    with pytest.raises(InvalidValueError, match=field):
+        FetchSettings(**{field: value})  # type: ignore[arg-type]
 
 
 def test_plain_get(server: FaultServer, fetcher: Fetcher) -> None:
@@ -134,6 +145,24 @@ def test_urls_with_a_broken_host_are_fetch_errors(server: FaultServer, fetcher: 
     with pytest.raises(FetchError, match="not a valid URL") as caught:
         fetcher.fetch("http://[bad/sitemap.xml")
     assert caught.value.url == "http://[bad/sitemap.xml"
+
+
+def test_url_with_undecodable_argv_bytes_is_a_fetch_error(fetcher: Fetcher) -> None:
+    """A shell argument with byte 0xff arrives as '\\udcff'; httpx raised UnicodeEncodeError."""
+    with pytest.raises(FetchError, match="bytes that are not UTF-8"):
+        fetcher.fetch("http://127.0.0.1:1/sitemap\udcff.xml", user_given=True)
+
+
+def test_hosts_idna_cannot_encode_are_fetch_errors(server: FaultServer, fetcher: Fetcher) -> None:
+    """httpx raised IDNAError/UnicodeError (not InvalidURL) for these, from a redirect too."""
+    long_label = "a" * 64 + ".example"
+    server.add("/to-xn", status=301, headers={"Location": "http://xn--/sitemap.xml"})
+    server.add("/to-long", status=301, headers={"Location": f"http://{long_label}/sitemap.xml"})
+    for path in ("/to-xn", "/to-long"):
+        with pytest.raises(FetchError, match="invalid host name"):
+            fetcher.fetch(server.url(path), user_given=True)
+    with pytest.raises(FetchError, match="invalid host name"):
+        fetcher.fetch("http://xn--/sitemap.xml", user_given=True)
 
 
 def test_redirect_limit(server: FaultServer) -> None:
@@ -323,6 +352,31 @@ def test_import_sitemapkit_does_not_load_httpx() -> None:
     code = (
         "import sys, sitemapkit; print(sorted(m for m in ('httpx', 'click', 'rich') "
         "if m in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_fetchers_made_in_threads_while_httpx_loads_get_the_whole_module() -> None:
+    """Index children make Fetchers in pool threads; one that came while another thread was
+    importing httpx took the half-loaded module (AttributeError: no attribute 'Client').
+    """
+    code = (
+        "import threading, time\n"
+        "from sitemapkit.fetch import Fetcher\n"
+        "errors = []\n"
+        "def make(delay):\n"
+        "    time.sleep(delay)\n"
+        "    try:\n"
+        "        Fetcher().close()\n"
+        "    except Exception as exc:\n"
+        "        errors.append(repr(exc))\n"
+        "threads = [threading.Thread(target=make, args=(i * 0.01,)) for i in range(12)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+        "print(errors)\n"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

@@ -79,6 +79,8 @@ def test_large_input_streams_in_batches() -> None:
         ("exclude", "", "empty"),
         ("exclude", "re:", "empty"),
         ("exclude", "re:([a-z", "bad regular expression"),
+        ("exclude", "re:a{99999999999}", "repetition number is too large"),  # OverflowError
+        ("exclude", "re:" + "(" * 2000 + ")" * 2000, "bad regular expression"),  # RecursionError
     ],
 )
 def test_bad_rules_are_refused_when_made(action: str, pattern: str, message: str) -> None:

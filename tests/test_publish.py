@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 import random
 import signal
 import subprocess
@@ -10,9 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from lxml import etree
 
-from sitemapkit.publish import child_name_pattern
+from sitemapkit import PublishError
+from sitemapkit.publish import child_name_pattern, write_file_atomically
 
 BASE = "https://www.example.com/"
 
@@ -106,3 +109,14 @@ def test_sigkill_at_any_moment_leaves_the_old_set_or_the_new_set(tmp_path: Path)
     )
     assert children == referenced
     assert not [p for p in tmp_path.iterdir() if p.is_dir() and ".sitemapkit-" in p.name]
+
+
+def test_a_target_that_is_not_a_regular_file_is_not_replaced(tmp_path: Path) -> None:
+    """The rename turned /dev/null (as root: --html, --robots, --report /dev/null) or a FIFO
+    into a plain file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(PublishError, match="not a regular file; not replaced"):
+        write_file_atomically(fifo, b"data")
+    assert fifo.is_fifo()
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]

@@ -208,6 +208,18 @@ def test_truncated_gzip_yields_what_came_out() -> None:
     assert all(isinstance(entry, URLEntry) for entry in entries)
 
 
+@pytest.mark.parametrize("encoding", ["punycode", "bogus", "rot13"])
+def test_declared_encoding_that_cannot_decode_is_a_parse_error(encoding: str) -> None:
+    """punycode raises a bare UnicodeError, not UnicodeDecodeError."""
+    data = (
+        f'<?xml version="1.0" encoding="{encoding}"?><urlset '
+        'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>'
+        "https://www.example.com/\u00e9</loc></url></urlset>"
+    ).encode()
+    with pytest.raises(ParseError, match=encoding):
+        list(parse(data, url="e.xml"))
+
+
 def test_html_page_is_not_a_sitemap() -> None:
     with pytest.raises(ParseError, match=r"not a sitemap \(HTML page\)"):
         list(parse((DATA / "html-page.html").read_bytes()))

@@ -216,6 +216,18 @@ def test_private_children_of_a_local_index_are_refused(server: FaultServer, tmp_
     assert locs == ["https://e.example/child"]
 
 
+def test_child_of_a_local_index_named_beyond_the_file_name_limit_is_fetched(
+    server: FaultServer, tmp_path: Path
+) -> None:
+    """Looking for it beside the index raised ENAMETOOLONG and ended the run."""
+    name = "/" + "x" * 300 + ".xml"
+    server.add(name, urlset("https://e.example/long"))
+    local = tmp_path / "index.xml"
+    local.write_bytes(index(server.url(name)))
+    locs, problems, _ = read_all(str(local), settings=FetchSettings(allow_private=True))
+    assert (locs, problems) == (["https://e.example/long"], [])
+
+
 def test_robots_txt_cannot_point_elsewhere_on_the_users_network(server: FaultServer) -> None:
     # The site is public in this scenario only when its own address is; here the start is
     # on loopback, so its robots.txt may name loopback URLs: that is the user's own choice.

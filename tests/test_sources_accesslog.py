@@ -142,6 +142,25 @@ def test_encoding_option_reads_other_encodings(tmp_path: Path) -> None:
         read(log, encoding="no-such-codec")
 
 
+@pytest.mark.parametrize("encoding", ["rot13", "idna"])
+def test_codecs_that_are_not_text_encodings_are_refused_at_once(
+    tmp_path: Path, encoding: str
+) -> None:
+    """rot13 passes codecs.lookup but fails on every line; idna cannot replace bad bytes."""
+    log = tmp_path / "access.log"
+    log.write_bytes(combined("/a"))
+    with pytest.raises(InvalidValueError, match="unknown encoding"):
+        read(log, encoding=encoding)
+
+
+def test_utf16_without_bom_falls_back_per_line(tmp_path: Path) -> None:
+    """The utf-16 codec raises a bare UnicodeError (no BOM), not UnicodeDecodeError."""
+    log = tmp_path / "access.log"
+    log.write_bytes(combined("/a"))
+    urls, problems = read(log, encoding="utf-16")
+    assert (urls, [problem.line for problem in problems]) == ([], [1])
+
+
 def test_gzip_and_globs_across_rotated_files(tmp_path: Path) -> None:
     (tmp_path / "access.log").write_bytes(combined("/new"))
     with gzip.open(tmp_path / "access.log.1.gz", "wb") as packed:
@@ -173,6 +192,8 @@ def test_unmatched_glob_and_missing_file_fail_at_once(tmp_path: Path) -> None:
         list(from_access_log(tmp_path / "missing.log", base_url=BASE))
     with pytest.raises(InvalidValueError, match="user-agent pattern"):
         from_access_log(tmp_path / "missing.log", base_url=BASE, exclude_agents=["("])
+    with pytest.raises(InvalidValueError, match="repetition number is too large"):  # OverflowError
+        from_access_log(tmp_path / "missing.log", base_url=BASE, exclude_agents=["a{99999999999}"])
 
 
 def test_overlong_line_is_skipped(tmp_path: Path) -> None:
@@ -251,6 +272,18 @@ def test_w3c_data_before_any_header_is_reported(tmp_path: Path) -> None:
     urls, problems = read(log, format="w3c")
     assert urls == [BASE + "b"]
     assert [(p.line, "no #Fields:" in p.message) for p in problems] == [(2, True)]
+
+
+@pytest.mark.parametrize("zone", ["+2500", "-9999"])
+def test_impossible_zone_offset_is_a_bad_time(tmp_path: Path, zone: str) -> None:
+    """timezone() raised ValueError outside the try that catches impossible dates."""
+    log = tmp_path / "access.log"
+    log.write_bytes(combined("/a", time=f"10/Oct/2024:13:55:36 {zone}") + combined("/b"))
+    urls, problems = read(log, lastmod_from_requests=True)
+    assert urls == [BASE + "b"]
+    assert [(p.line, p.message) for p in problems] == [
+        (1, f"bad time '10/Oct/2024:13:55:36 {zone}'; line skipped")
+    ]
 
 
 def test_lastmod_from_requests_is_the_newest_request_time(tmp_path: Path) -> None:

@@ -69,3 +69,16 @@ def test_noindex_detection() -> None:
     assert not is_noindex_html(b'<meta name="robots" content="index, follow">')
     assert not is_noindex_html(b'<meta name="description" content="noindex">')
     assert not is_noindex_html(b'<meta name="robots" content="noindexing">')
+
+
+def test_page_declaring_a_codec_that_cannot_replace_keeps_its_title(tmp_path: Path) -> None:
+    """idna refuses errors="replace" and punycode raises a bare UnicodeError."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "a.html").write_bytes(b'<head><meta charset="idna"><title>Caf\xc3\xa9</title></head>')
+    (site / "b.html").write_bytes(b'<head><meta charset="punycode"><title>\x80</title></head>')
+    entries = list(from_directory(site, base_url=BASE))
+    assert [(e.loc, e.title) for e in entries] == [
+        (BASE + "a.html", "Café"),
+        (BASE + "b.html", "\ufffd"),
+    ]

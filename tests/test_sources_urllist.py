@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sitemapkit import Problem, SourceError, StrictError, from_urllist
+from sitemapkit import InvalidValueError, Problem, SourceError, StrictError, from_urllist
 from sitemapkit.dates import parse_timezone
 
 
@@ -119,3 +119,28 @@ def test_standard_input() -> None:
         [sys.executable, "-c", script], input=b"https://e.com/x\n", capture_output=True, check=True
     ).stdout
     assert output.strip() == b"['https://e.com/x']"
+
+
+@pytest.mark.parametrize("encoding", ["bogus", "rot13", "idna"])
+def test_unknown_or_non_text_encoding_is_refused(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "urls.txt"
+    path.write_text("https://e.com/a\n")
+    with pytest.raises(InvalidValueError, match=f"unknown encoding '{encoding}'"):
+        collect(path, encoding=encoding)
+
+
+def test_utf16_without_bom_is_a_source_error(tmp_path: Path) -> None:
+    """The codec raises UnicodeError mid-read even with errors="replace"."""
+    path = tmp_path / "urls.txt"
+    path.write_text("https://e.com/a\n")
+    with pytest.raises(SourceError, match=r"urls\.txt: cannot decode as utf-16"):
+        collect(path, encoding="utf-16")
+
+
+def test_deeply_nested_jsonl_line_is_skipped(tmp_path: Path) -> None:
+    """json recurses per level: 100,000 brackets raised RecursionError through generate."""
+    path = tmp_path / "urls.jsonl"
+    path.write_text('{"loc": ' + "[" * 100_000 + "]" * 100_000 + '}\n{"loc": "https://e.com/a"}\n')
+    entries, problems = collect(path)
+    assert [e.loc for e in entries] == ["https://e.com/a"]
+    assert [(p.line, p.message) for p in problems] == [(1, "JSON nested too deeply; line skipped")]

@@ -25,6 +25,7 @@ from sitemapkit.submit import (
     generate_indexnow_key,
     is_indexnow_key,
     is_retired_ping,
+    ping_sitemap,
     ping_url,
     submit_indexnow,
 )
@@ -214,6 +215,27 @@ def test_urls_outside_the_key_folder_are_reported_not_sent(
     assert result.skipped == 2
     assert len(problems) == 2
     assert "outside" in problems[0].message
+
+
+def test_endpoints_and_redirects_to_hosts_idna_cannot_encode_are_fetch_errors(
+    site: tuple[Path, str], httpserver: HTTPServer
+) -> None:
+    """httpx raises IDNAError (or UnicodeEncodeError for a surrogate) outside HTTPError, even
+    for a redirect it does not follow: it parses the Location for ``next_request``.
+    """
+    out, base = site
+    key = ensure_indexnow_key(out)
+    httpserver.expect_request("/moved").respond_with_data(
+        "", status=301, headers={"Location": "http://xn--/indexnow"}
+    )
+    for endpoint in (httpserver.url_for("/moved"), "http://xn--/indexnow", base + "\udcff"):
+        with pytest.raises(FetchError, match="bad IndexNow endpoint or redirect"):
+            submit_indexnow([base + "a"], key=key, key_location=f"{base}{key}.txt",
+                            endpoint=endpoint, retries=0, check_key=False)  # fmt: skip
+    with pytest.raises(FetchError, match="cannot ping"):
+        ping_sitemap("http://xn--/ping?s={sitemap}", base + "sitemap.xml")
+    with pytest.raises(FetchError, match="cannot ping"):
+        ping_sitemap(httpserver.url_for("/moved") + "?s={sitemap}", base + "sitemap.xml")
 
 
 def test_ping_templates(httpserver: HTTPServer) -> None:

@@ -166,6 +166,19 @@ def test_parse_errors_carry_expat_line_and_column() -> None:
     assert issue.column > 30
 
 
+@pytest.mark.parametrize("encoding", ["bogus", "shift_jis", "utf-7", "idna", "punycode", "rot13"])
+def test_an_encoding_expat_cannot_read_is_a_finding(tmp_path: Path, encoding: str) -> None:
+    """pyexpat raises LookupError or ValueError for such names; that must not escape."""
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(
+        f'<?xml version="1.0" encoding="{encoding}"?>\n<urlset xmlns="{SM}">'
+        "<url><loc>https://www.example.com/</loc></url></urlset>\n".encode()
+    )
+    [issue] = validate(path).errors
+    assert (issue.rule, issue.line) == ("SM-F02", 1)
+    assert repr(encoding) in issue.message
+
+
 def test_report_to_dict_has_the_documented_shape() -> None:
     report = validate(
         urlset("  <url><loc>https://www.example.com/</loc><lastmod>2999-01-01</lastmod></url>\n")
@@ -247,6 +260,19 @@ def test_folder_of_sitemaps_checks_each_file_and_duplicates_across_them(tmp_path
     [duplicate] = [issue for issue in report.issues if issue.rule == "SM-L11"]
     assert duplicate.file.endswith("b.xml.gz")
     assert "another sitemap of this tree" in duplicate.message
+
+
+def test_child_named_beyond_the_file_name_limit_is_a_finding(tmp_path: Path) -> None:
+    """Path.is_file raises ENAMETOOLONG; the whole run ended with 'File name too long'."""
+    index = tmp_path / "sitemap.xml"
+    long_name = "x" * 300 + ".xml"
+    index.write_text(
+        f'{DECL}<sitemapindex xmlns="{SM}"><sitemap><loc>https://www.example.com/{long_name}'
+        "</loc></sitemap></sitemapindex>\n"
+    )
+    report = validate(index, recursive=True, fetch=False)
+    assert [issue.rule for issue in report.errors] == ["SM-FETCH-01"]
+    assert "was not found next to the index" in report.errors[0].message
 
 
 def test_recursive_local_tree_written_by_the_writer(tmp_path: Path) -> None:

@@ -95,6 +95,14 @@ def test_junit_output_is_xml_ci_systems_read() -> None:
     assert strict.find("testsuite").get("failures") == "1"  # type: ignore[union-attr]
 
 
+def test_junit_output_stays_xml_with_control_characters_in_a_file_name(tmp_path: Path) -> None:
+    """A raw \\x01 in the suite name made the report not well-formed."""
+    name = "odd\x01\x1b.xml"
+    (tmp_path / name).write_bytes(WARNS.read_bytes())
+    root = ET.fromstring(sitemapkit("--format", "junit", name, cwd=tmp_path).stdout)
+    assert root.find("testsuite").get("name") == "odd\\x01\\x1b.xml"  # type: ignore[union-attr]
+
+
 def test_sarif_output() -> None:
     result = sitemapkit("--format", "sarif", str(INVALID))
     sarif = json.loads(result.stdout)

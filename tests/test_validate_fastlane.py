@@ -6,6 +6,7 @@ import gzip
 import importlib
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,25 @@ CORPUS = sorted(path for path in DATA.glob("*/*") if path.suffix in (".xml", ".g
 @pytest.mark.parametrize("path", CORPUS, ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_both_lanes_agree_on_every_fixture(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     same(*both(path, monkeypatch, **OPTIONS.get(path.name, {})))
+
+
+def test_a_long_run_of_blanks_between_entries_is_linear(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entry pattern began with [ \\t\\n]*, tried from every blank of the run:
+    160 kB of blanks took a minute, a 1 MB one hours."""
+    entry = "<url><loc>https://www.example.com/{}</loc></url>"
+    path = tmp_path / "blanks.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        + entry.format("a") + " " * 200_000 + entry.format("b") + "\n" * 200_000 + "</urlset>\n"
+    )  # fmt: skip
+    started = time.monotonic()
+    fast, full = both(path, monkeypatch)
+    assert time.monotonic() - started < 30  # both lanes; was hours
+    same(fast, full)
+    assert fast.urls == 2
 
 
 def test_the_fast_lane_takes_canonical_files(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,6 +23,7 @@ import random
 import re
 import shutil
 import sqlite3
+import stat
 import tempfile
 import threading
 import time
@@ -36,7 +37,7 @@ from urllib.parse import urlsplit
 
 from .dates import lastmod_timestamp, parse_lastmod
 from .discover import _site_root
-from .errors import InvalidURLError, InvalidValueError, SitemapError
+from .errors import InvalidURLError, InvalidValueError, SitemapError, SourceError
 from .fetch import FetchSettings
 from .model import ProblemHandler, URLEntry, log_problem
 from .urls import host_of, normalize_url
@@ -433,6 +434,35 @@ class _Reservoir:
             if self._next >= first:
                 self.rows[self._random.randrange(self.size)] = self._next
             self._skip()
+
+
+def _clear_database(path: Path) -> None:
+    """Remove an earlier audit database (and its -wal, -shm) before a run writes a new one.
+
+    Only SQLite files (or empty ones) are removed: ``--database /dev/null`` deleted the
+    device, and a typo naming a document would have deleted the document.
+    """
+    for suffix in ("", "-wal", "-shm"):
+        target = Path(f"{path}{suffix}")
+        try:
+            if not stat.S_ISREG(target.stat().st_mode):
+                raise InvalidValueError(
+                    f"{target}: not a regular file; not replaced by the audit database"
+                )
+            if suffix == "":
+                with open(target, "rb") as handle:
+                    head = handle.read(16)
+                if head and head != b"SQLite format 3\x00":
+                    raise InvalidValueError(
+                        f"{target}: not an SQLite file; not replaced by the audit database"
+                    )
+            target.unlink()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise SourceError(
+                f"cannot replace the audit database: {exc.strerror}", source=str(target)
+            ) from exc
 
 
 def _is_site(source: str) -> bool:
@@ -832,8 +862,9 @@ def audit(
         crawl and the checking may take at most.
     :param thresholds: when the audit fails (:attr:`AuditResult.ok`), as :class:`Threshold`
         values or text (``"not-indexable>1%"``); default: any error.
-    :param database: keep the per-URL results in this SQLite file (replaced if it exists);
-        default: a temporary file removed by :meth:`AuditResult.close`.
+    :param database: keep the per-URL results in this SQLite file (an earlier SQLite file
+        there is replaced, any other file refused); default: a temporary file removed by
+        :meth:`AuditResult.close`.
     :param on_progress: called with (stage, done, total or None) as the audit goes.
     :raises SitemapError: the site cannot be reached or has no sitemap.
     """
@@ -844,6 +875,10 @@ def audit(
         raise InvalidValueError(f"sample must be at least 1, not {sample}")
     limits = tuple(t if isinstance(t, Threshold) else Threshold.parse(t) for t in thresholds)
     text = os.fspath(source)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable command-line bytes; SQLite would refuse them
+        raise InvalidValueError(f"{text!r} is not valid UTF-8") from None
     if _is_site(text) and "://" not in text:
         text = f"https://{text.strip('/')}/"
     fetch = fetch or DEFAULT_CRAWL_FETCH
@@ -855,16 +890,20 @@ def audit(
         db_path = Path(temp) / "audit.sqlite"
     else:
         db_path = Path(database)
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
-    run = _Audit(
-        text,
-        db_path,
-        fetch=fetch,
-        on_problem=on_problem,
-        on_progress=on_progress,
-        now=now or started,
-    )
+        _clear_database(db_path)
+    try:
+        run = _Audit(
+            text,
+            db_path,
+            fetch=fetch,
+            on_problem=on_problem,
+            on_progress=on_progress,
+            now=now or started,
+        )
+    except sqlite3.Error as exc:  # a missing folder, a read-only place
+        if temp is not None:
+            shutil.rmtree(temp, ignore_errors=True)
+        raise SourceError(f"cannot open the audit database: {exc}", source=str(db_path)) from exc
     stop = stop or threading.Event()
     try:
         sitemaps = run.find()
@@ -890,7 +929,7 @@ def audit(
                 _site_root(start), fetch, {**page_options, "max_pages": max_pages}
             )
             state = db_path.with_name(db_path.name + ".crawl")
-            state.unlink(missing_ok=True)
+            _clear_database(state)
             with Crawler(crawl_settings, state=state, on_problem=on_problem) as crawler:
                 for count, _entry in enumerate(crawler, start=1):
                     if count % 100 == 0:

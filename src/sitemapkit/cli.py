@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import io
 import itertools
 import json
 import operator
@@ -34,6 +35,7 @@ from .errors import InvalidValueError, SitemapError, StrictError
 from .fetch import DEFAULT_MAX_BYTES, FetchSettings
 from .filters import FilterAction, FilterRule
 from .model import Problem, URLEntry
+from .publish import check_replaceable
 from .reader import Reader, ReadLimits, ReadStats
 from .robots import update_robots_txt
 from .settings import (
@@ -1669,6 +1671,7 @@ def audit_command(
                 write(result, sys.stdout)
                 sys.stdout.flush()
             else:
+                check_replaceable(output)
                 partial = output.with_name(f".{output.name}.part")
                 with open(partial, "w", encoding="utf-8", newline="") as stream:
                     write(result, stream)
@@ -1691,6 +1694,11 @@ def _fail(message: str, code: int) -> NoReturn:
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``sitemapkit`` console script."""
     run: Callable[..., Any] = cli.main
+    for stream in (sys.stdout, sys.stderr):
+        # A lone surrogate (a JSON "\\ud800" escape, undecodable argv bytes) in a URL or name
+        # that is echoed must be shown escaped, not end the run with UnicodeEncodeError.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         code = run(args=argv, prog_name="sitemapkit", standalone_mode=False)
         if isinstance(code, int) and code:

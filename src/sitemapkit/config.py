@@ -14,6 +14,7 @@ table headers and key assignments and maps each key path to the line that wrote 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -215,7 +216,7 @@ def _str_list(value: Any) -> tuple[str, ...]:
 
 
 def _seconds(value: Any) -> float:
-    if type(value) not in (int, float) or value < 0:
+    if type(value) not in (int, float) or not 0 <= value < math.inf:  # TOML has nan and inf
         raise _Bad(f"expected a number of seconds (0 or more), got {_describe(value)}")
     return float(value)
 
@@ -291,6 +292,7 @@ _SOURCE_TYPES: Final[dict[str, dict[str, Check]]] = {
         "max_page_bytes": _int(1024),
         "max_per_pattern": _int(0),
         "delay": _seconds,
+        "max_crawl_delay": _seconds,
         "concurrency": _int(1),
         "per_host": _int(1),
         "user_agent": _str,
@@ -635,6 +637,7 @@ priority = 0.5
 #max_per_pattern = 1000    # URLs of one pattern found from pages of that pattern; 0: no cap
 #concurrency = 8
 #delay = 0                 # seconds between requests to one host (Crawl-delay wins if longer)
+#max_crawl_delay = 60      # the longest robots.txt Crawl-delay obeyed, in seconds
 #images = false            # image entries from <img src>
 #alternates = false        # hreflang alternates from <link rel="alternate" hreflang>
 

@@ -44,8 +44,10 @@ def parse_timezone(text: str) -> tzinfo:
     match = re.fullmatch(r"([+-])(\d{2}):?(\d{2})", spec)
     if match:
         sign = -1 if match.group(1) == "-" else 1
-        offset = timedelta(hours=int(match.group(2)), minutes=int(match.group(3)))
-        return timezone(sign * offset)
+        hours, minutes = int(match.group(2)), int(match.group(3))
+        if hours > 23 or minutes > 59:  # timezone() raises a bare ValueError from 24 hours on
+            raise InvalidValueError(f"impossible time zone offset {text!r}")
+        return timezone(sign * timedelta(hours=hours, minutes=minutes))
     try:
         return ZoneInfo(spec)
     except (ZoneInfoNotFoundError, ValueError) as exc:

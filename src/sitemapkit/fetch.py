@@ -16,6 +16,7 @@ than ``httpx.AsyncClient``: ``BENCHMARKS.md``) maps its exceptions onto the same
 from __future__ import annotations
 
 import functools
+import math
 import random
 import re
 import socket
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
 from .compression import iter_gunzip
-from .errors import FetchError, ParseError, UnsafeContentError
+from .errors import FetchError, InvalidValueError, ParseError, UnsafeContentError
 from .urls import host_of, join_url
 
 if TYPE_CHECKING:
@@ -226,6 +227,17 @@ class FetchSettings:
     concurrency: int = 4
     allow_private: bool = False
 
+    def __post_init__(self) -> None:
+        # inf reaches the socket layer as an OverflowError, NaN as a ValueError of httpx
+        for name in ("connect_timeout", "read_timeout", "deadline"):
+            value = getattr(self, name)
+            if not 0 < value < math.inf:
+                raise InvalidValueError(f"{name} must be a positive number of seconds, not {value}")
+        for name in ("backoff", "max_backoff"):
+            value = getattr(self, name)
+            if not 0 <= value < math.inf:
+                raise InvalidValueError(f"{name} must be a number of seconds >= 0, not {value}")
+
 
 @dataclass(frozen=True, slots=True)
 class Fetched:
@@ -251,18 +263,24 @@ def _import_httpx() -> ModuleType:
     ``httpx/__init__`` imports ``httpx._main`` (click, rich.syntax and pygments: a fifth of
     a second) whenever click and rich are installed, as they are here. It falls back to a
     stub when that import fails, so the module is masked while httpx loads, then unmasked.
+    The lock matters: index children make Fetchers in pool threads, and a second thread
+    must not take the half-initialised module from ``sys.modules`` (AttributeError).
     """
-    if "httpx" in sys.modules:
-        return sys.modules["httpx"]
-    masked = "httpx._main" not in sys.modules
-    if masked:
-        sys.modules["httpx._main"] = None  # type: ignore[assignment]
-    try:
-        import httpx
-    finally:
-        if masked and sys.modules.get("httpx._main", 0) is None:
-            del sys.modules["httpx._main"]
-    return httpx
+    with _HTTPX_IMPORT:
+        if "httpx" in sys.modules:
+            return sys.modules["httpx"]
+        masked = "httpx._main" not in sys.modules
+        if masked:
+            sys.modules["httpx._main"] = None  # type: ignore[assignment]
+        try:
+            import httpx
+        finally:
+            if masked and sys.modules.get("httpx._main", 0) is None:
+                del sys.modules["httpx._main"]
+        return httpx
+
+
+_HTTPX_IMPORT: Final = threading.Lock()
 
 
 def _default_user_agent() -> str:
@@ -414,6 +432,11 @@ class Fetcher:
         """
         if join_url(url, url) is None:
             raise FetchError("not a valid URL (a bracket in its host?)", url=url)
+        if not url.isascii():
+            try:
+                url.encode("utf-8")
+            except UnicodeEncodeError:  # undecodable command-line bytes: httpx would raise
+                raise FetchError("not a valid URL (bytes that are not UTF-8)", url=url) from None
         if not user_given:
             self.check_allowed(url)
         # A user who starts on a private address may be redirected within that network.
@@ -480,6 +503,8 @@ class Fetcher:
                 raise error from exc
             except httpx.InvalidURL as exc:
                 raise FetchError(f"invalid URL ({exc})", url=url) from exc
+            except UnicodeError as exc:  # httpx's IDNA step: xn-- garbage, a label over 63
+                raise FetchError(f"invalid host name ({exc})", url=url) from exc
 
     def _handle(
         self, response: httpx.Response, url: str, deadline: float, head: int | None

@@ -76,7 +76,7 @@ class FilterRule:
         if self.is_regex:
             try:
                 compiled = re.compile(self.pattern[len(REGEX_PREFIX) :])
-            except re.error as exc:
+            except (re.error, OverflowError, RecursionError) as exc:  # a{99999999999}, ((((…
                 raise InvalidValueError(f"bad regular expression {self.pattern!r}: {exc}") from exc
             object.__setattr__(self, "_match", compiled.search)
         else:

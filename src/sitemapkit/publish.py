@@ -29,7 +29,7 @@ from typing import IO
 
 from .errors import PublishError
 
-__all__ = ["Staging", "child_name_pattern", "write_file_atomically"]
+__all__ = ["Staging", "check_replaceable", "child_name_pattern", "write_file_atomically"]
 
 _MANIFEST = ".{name}.sitemapkit.json"
 
@@ -130,6 +130,23 @@ class Staging:
                 (self.out_dir / name).unlink()
 
 
+def check_replaceable(path: str | os.PathLike[str]) -> os.stat_result | None:
+    """The status of the file a rename will replace, None when there is none.
+
+    Refuses what is not a regular file: renamed over, ``/dev/null`` (as root) or a FIFO
+    would become a plain file, and every other program would lose the device.
+    """
+    try:
+        previous = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise PublishError(f"cannot write: {exc.strerror or exc}", source=str(path)) from exc
+    if not stat.S_ISREG(previous.st_mode):
+        raise PublishError("not a regular file; not replaced", source=str(path))
+    return previous
+
+
 def write_file_atomically(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace ``path`` with ``data`` so that readers see the old bytes or the new, never half.
 
@@ -138,12 +155,7 @@ def write_file_atomically(path: str | os.PathLike[str], data: bytes) -> None:
     it; the folder is fsynced last. A symbolic link is followed: its target is replaced.
     """
     target = Path(os.path.realpath(path))
-    try:
-        previous: os.stat_result | None = target.stat()
-    except FileNotFoundError:
-        previous = None
-    except OSError as exc:
-        raise PublishError(f"cannot write: {exc.strerror or exc}", source=str(path)) from exc
+    previous = check_replaceable(path)
     temp = ""
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

@@ -214,6 +214,16 @@ def _inflate(data: bytes, source: str, limit: int) -> tuple[bytes, ParseError | 
     return b"".join(pieces), None
 
 
+def _is_file(path: Path) -> bool:
+    """``Path.is_file`` that says no to a name the OS refuses (over 255 bytes: ENAMETOOLONG),
+    so a child an index lists under such a name is reported, not the whole run ended.
+    """
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def _line_at(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
@@ -253,6 +263,8 @@ def _recode(data: bytes, codec: str, source: str) -> bytes:
         raise ParseError(
             f"bytes that are not {codec}: {exc.reason}", source=source, line=line
         ) from exc
+    except ValueError as exc:  # codecs such as punycode or idna raise plain UnicodeError
+        raise ParseError(f"bytes that are not {codec}: {exc}", source=source) from exc
     utf8 = text.encode("utf-8", "surrogatepass")
     declaration = _DECLARATION.match(utf8)
     if declaration is not None:
@@ -1474,7 +1486,7 @@ class Reader:
             if target is None:
                 return
             beside = folder / PurePosixPath(urlsplit(target).path).name if folder else None
-            if beside is not None and beside.is_file():
+            if beside is not None and _is_file(beside):
                 fetching.append(pool.submit(self._read_beside, beside, target))
             else:
                 fetching.append(pool.submit(self._fetch, target, run))

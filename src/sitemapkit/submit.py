@@ -259,6 +259,8 @@ def _check_key_file(client: httpx.Client, location: str, key: str) -> None:
         response = client.get(location)
     except httpx.HTTPError as exc:
         raise FetchError(f"cannot fetch the IndexNow key file: {exc}", url=location) from exc
+    except (httpx.InvalidURL, UnicodeError) as exc:  # a host IDNA cannot encode, a surrogate
+        raise FetchError(f"cannot fetch the IndexNow key file: {exc}", url=location) from exc
     if response.status_code != 200:
         raise FetchError(
             f"the IndexNow key file is not served (HTTP {response.status_code}); publish "
@@ -291,6 +293,8 @@ def _post(
         wait = backoff * 2 ** (attempt - 1)
         try:
             response = client.post(endpoint, content=data, headers=headers)
+        except (httpx.InvalidURL, UnicodeError) as exc:  # also a bad Location: no retry
+            raise FetchError(f"bad IndexNow endpoint or redirect: {exc}", url=endpoint) from exc
         except httpx.HTTPError as exc:
             if attempt > retries:
                 raise FetchError(
@@ -352,6 +356,8 @@ def ping_sitemap(template: str, sitemap_url: str, *, timeout: float = 30.0) -> P
     try:
         response = httpx.get(url, timeout=timeout, headers={"User-Agent": _USER_AGENT})
     except httpx.HTTPError as exc:
+        raise FetchError(f"cannot ping: {exc}", url=url) from exc
+    except (httpx.InvalidURL, UnicodeError) as exc:  # xn-- garbage, a label over 63
         raise FetchError(f"cannot ping: {exc}", url=url) from exc
     return PingResult(url, response.status_code)
 

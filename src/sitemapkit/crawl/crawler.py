@@ -24,6 +24,7 @@ from typing import Any
 
 from ..errors import InvalidValueError, SitemapError
 from ..model import ProblemHandler, URLEntry, log_problem
+from ..publish import check_replaceable
 from ..urls import normalize_url
 from .options import CrawlSettings
 from .state import CrawlState, ExcludedURL
@@ -60,6 +61,7 @@ def write_report(excluded: Iterator[ExcludedURL], path: str | os.PathLike[str]) 
     """
     target = _check_report_path(path)
     assert target is not None
+    check_replaceable(target)
     partial = target.with_name(target.name + ".part")
     count = 0
     with open(partial, "w", encoding="utf-8", newline="") as stream:

@@ -422,8 +422,9 @@ class Engine:
                     Problem(origin + "robots.txt", None, f"{answer}: nothing on this host crawled")
                 )
                 parsed = Protego.parse(_DISALLOW_ALL)
-            delay = parsed.crawl_delay(self._agent)
-            self._delays[origin] = max(self.settings.delay, float(delay or 0.0))
+            delay = float(parsed.crawl_delay(self._agent) or 0.0)
+            delay = min(delay, self.settings.max_crawl_delay)
+            self._delays[origin] = max(self.settings.delay, delay)
             self._robots[origin] = parsed
             return parsed
 

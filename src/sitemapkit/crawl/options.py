@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Final
@@ -55,6 +56,8 @@ class CrawlSettings:
         and ``per_host`` (requests at once to one host).
     :param delay: seconds between two requests to one host; robots.txt ``Crawl-delay`` wins
         when it is longer.
+    :param max_crawl_delay: the longest ``Crawl-delay`` obeyed: ``Crawl-delay: 99999999``
+        would stall the crawl (and an audit's checking) for years between two requests.
     :param seed_sitemaps: also start from the URLs of the sitemaps robots.txt names.
     :param include_types: media types listed besides HTML (``application/pdf``).
     :param max_per_pattern: URLs of one :func:`url_shape` queued from pages of that same
@@ -66,6 +69,7 @@ class CrawlSettings:
     filters: tuple[FilterRule, ...] = ()
     fetch: FetchSettings = DEFAULT_CRAWL_FETCH
     delay: float = 0.0
+    max_crawl_delay: float = 60.0
     seed_sitemaps: bool = False
     follow_nofollow: bool = False
     include_types: tuple[str, ...] = ()
@@ -95,8 +99,10 @@ class CrawlSettings:
                 raise InvalidValueError(f"{name} must be at least 1, not {value}")
         if self.max_time is not None and self.max_time <= 0:
             raise InvalidValueError(f"max_time must be positive, not {self.max_time}")
-        if self.delay < 0 or self.max_page_bytes < 1024:
+        if not 0 <= self.delay < math.inf or self.max_page_bytes < 1024:  # not NaN either
             raise InvalidValueError("delay must be >= 0 and max_page_bytes at least 1,024")
+        if not 0 <= self.max_crawl_delay < math.inf:
+            raise InvalidValueError(f"max_crawl_delay must be >= 0, not {self.max_crawl_delay}")
         types = tuple(t.strip().lower() for t in self.include_types if t.strip())
         object.__setattr__(self, "include_types", types)
 

@@ -13,10 +13,17 @@ from typing import IO, cast
 
 from ..compression import GZIP_MAGIC
 from ..dates import parse_lastmod
-from ..errors import SourceError
+from ..errors import InvalidValueError, SourceError
 from ..model import check_changefreq, check_priority
 
-__all__ = ["FieldParser", "is_utf8", "open_binary", "open_text", "source_name"]
+__all__ = [
+    "FieldParser",
+    "check_encoding",
+    "is_utf8",
+    "open_binary",
+    "open_text",
+    "source_name",
+]
 
 
 def source_name(path: str | Path) -> str:
@@ -59,6 +66,7 @@ def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]
     the file. A UTF-8 byte order mark is dropped.
     """
     name = source_name(path)
+    check_encoding(encoding)
     with open_binary(path) as binary:
         codec = "utf-8-sig" if is_utf8(encoding) else encoding
         text = io.TextIOWrapper(binary, encoding=codec, errors="replace", newline="")
@@ -66,8 +74,21 @@ def open_text(path: str | Path, *, encoding: str = "utf-8") -> Iterator[IO[str]]
             yield text
         except (OSError, EOFError) as exc:
             raise SourceError(f"cannot read: {exc}", source=name) from exc
+        except UnicodeError as exc:  # utf-16 without a BOM: the codec refuses, errors= or not
+            raise SourceError(f"cannot decode as {encoding}: {exc}", source=name) from exc
         finally:
             text.detach()  # the binary stream is open_binary's to close, stdin nobody's
+
+
+def check_encoding(encoding: str) -> None:
+    """Refuse a name that is no text codec (``bogus``, ``rot13``) or cannot replace bad bytes
+    (``idna``): such codecs fail mid-file with errors that are not decoding errors.
+    """
+    try:
+        "a".encode(encoding)
+        b"a".decode(encoding, "replace")
+    except (LookupError, ValueError) as exc:
+        raise InvalidValueError(f"unknown encoding {encoding!r}") from exc
 
 
 def is_utf8(encoding: str) -> bool:

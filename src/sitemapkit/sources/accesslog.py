@@ -35,7 +35,6 @@ and the first entry comes out only after the last log line is read.
 
 from __future__ import annotations
 
-import codecs
 import glob
 import os
 import re
@@ -49,7 +48,7 @@ from .._fingerprints import FingerprintSet
 from ..errors import InvalidURLError, InvalidValueError, SourceError
 from ..model import Problem, ProblemHandler, URLEntry, log_problem
 from ..urls import URLNormalizer, normalize_url, origin_of
-from ._common import open_binary, source_name
+from ._common import check_encoding, open_binary, source_name
 
 __all__ = [
     "DEFAULT_BOT_AGENTS",
@@ -156,7 +155,7 @@ def _compile_agents(patterns: Sequence[str]) -> re.Pattern[str] | None:
     for pattern in patterns:
         try:
             re.compile(pattern)
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:  # a{99999999999}, ((((…
             raise InvalidValueError(f"bad user-agent pattern {pattern!r}: {exc}") from exc
     return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
 
@@ -183,10 +182,7 @@ def from_access_log(
     """
     if format not in ("auto", "common", "combined", "w3c"):
         raise InvalidValueError(f"unknown log format {format!r} (auto, common, combined, w3c)")
-    try:
-        codecs.lookup(encoding)
-    except LookupError as exc:
-        raise InvalidValueError(f"unknown encoding {encoding!r}") from exc
+    check_encoding(encoding)
     reader = _LogReader(
         base_url=base_url,
         format=format,
@@ -389,7 +385,7 @@ class _LogReader:
                 continue
             try:
                 text = raw.decode(encoding)
-            except UnicodeDecodeError:
+            except UnicodeError:  # utf-16 without a BOM raises the base class
                 text = raw.decode("latin-1")
             if number == 1 and text.startswith("\ufeff"):
                 text = text[1:]
@@ -454,7 +450,7 @@ class _LogReader:
             data = bytes.fromhex(match.group(0).replace("\\x", ""))
             try:
                 return data.decode(self.encoding)
-            except UnicodeDecodeError:
+            except UnicodeError:
                 return data.decode("latin-1")
 
         return _ESCAPES.sub(replace, text)
@@ -586,10 +582,10 @@ def _clf_time(text: str) -> float | None:
     if month is None:
         return None
     tz = UTC
-    if zone:
-        sign = -1 if zone[0] == "-" else 1
-        tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5])))
     try:
+        if zone:  # inside the try: timezone() refuses +2500 with a ValueError too
+            sign = -1 if zone[0] == "-" else 1
+            tz = timezone(sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5])))
         moment = datetime(
             int(year), month, int(day), int(hour), int(minute), int(second), tzinfo=tz
         )

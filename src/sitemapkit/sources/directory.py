@@ -73,7 +73,7 @@ def html_title(head: bytes) -> str | None:
     encoding = declared.group(1).decode("ascii") if declared else "utf-8"
     try:
         text = match.group(1).decode(encoding, "replace")
-    except LookupError:
+    except (LookupError, ValueError):  # idna cannot "replace"; punycode raises UnicodeError
         text = match.group(1).decode("utf-8", "replace")
     return " ".join(html.unescape(text).split())[:500] or None
 

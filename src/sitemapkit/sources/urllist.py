@@ -122,6 +122,9 @@ def _read_jsonl(
         except ValueError as exc:
             on_problem(Problem(name, number, f"not JSON ({exc.args[0]}); line skipped"))
             continue
+        except RecursionError:  # json recurses once per level of [ or {
+            on_problem(Problem(name, number, "JSON nested too deeply; line skipped"))
+            continue
         if not isinstance(record, dict):
             on_problem(Problem(name, number, "not a JSON object; line skipped"))
             continue

@@ -413,8 +413,11 @@ def _local_child(loc: str, index_path: Path, index_location: str | None) -> Path
         if not name:
             continue
         candidate = folder / name
-        if candidate.is_file() and candidate.resolve().is_relative_to(root):
-            return candidate
+        try:
+            if candidate.is_file() and candidate.resolve().is_relative_to(root):
+                return candidate
+        except OSError:  # a name over 255 bytes: not there; the child is reported as missing
+            continue
     return None
 
 

@@ -8,6 +8,7 @@ systems and code-scanning views read.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -22,7 +23,17 @@ FORMATS: Final = ("text", "json", "junit", "sarif")
 
 def quoteattr(value: str) -> str:
     """An XML attribute value in double quotes (xml.sax.saxutils would import urllib.request)."""
-    return f'"{escape(value)}"'
+    return f'"{_xml_text(value)}"'
+
+
+def _xml_text(value: str) -> str:
+    """Escaped, with what XML 1.0 cannot hold written as ``\\xNN``: a control character in a
+    file name or in a text sitemap's line made the JUnit report not well-formed.
+    """
+    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", escape(value))
+
+
+_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,12 +207,12 @@ def _junit(report: Report) -> str:
                 cases.append(
                     f"    <testcase classname={quoteattr(name)} name={case_name}>"
                     f'<failure type="{issue.severity.value}" message={quoteattr(issue.message)}>'
-                    f"{escape(str(issue))}</failure></testcase>\n"
+                    f"{_xml_text(str(issue))}</failure></testcase>\n"
                 )
             else:
                 cases.append(
                     f"    <testcase classname={quoteattr(name)} name={case_name}>"
-                    f"<system-out>{escape(str(issue))}</system-out></testcase>\n"
+                    f"<system-out>{_xml_text(str(issue))}</system-out></testcase>\n"
                 )
         if not issues:
             cases.append(f'    <testcase classname={quoteattr(name)} name="valid"/>\n')

@@ -57,6 +57,7 @@ _SAME_LASTMOD_MIN: Final = 20
 _HTTP_URL: Final = re.compile(r"https?://[^/?#]", re.IGNORECASE)
 _ABSOLUTE: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 _UTF16_BOMS: Final = (b"\xff\xfe", b"\xfe\xff")
+_EXPAT_ENCODINGS: Final = frozenset({"utf-8", "utf8", "utf-16", "iso-8859-1", "us-ascii"})
 
 _CORE: Final = ("loc", "lastmod", "changefreq", "priority")
 _VIDEO: Final = f"{VIDEO_NS} video"
@@ -113,6 +114,21 @@ class _Frame:
         self.media = False
         # A leaf whose end needs no more than the E-02 look at its text (set per checker).
         self.plain = model is None
+
+
+def _expat_reads(encoding: str) -> bool:
+    """Whether expat can decode ``encoding``: pyexpat raises on unknown or multi-byte codecs.
+
+    pyexpat asks Python's codec for a 256-byte table, so a name Python does not know, a
+    multi-byte codec or a non-text codec ends the parse with an exception, not an XML error.
+    """
+    if encoding.lower() in _EXPAT_ENCODINGS:
+        return True
+    try:
+        table = bytes(range(256)).decode(encoding, "replace")
+    except (LookupError, ValueError):
+        return False
+    return len(table) == 256
 
 
 class _Checker:
@@ -280,6 +296,14 @@ class _Checker:
                 "SM-F03",
                 "the XML declaration names no encoding; write "
                 '<?xml version="1.0" encoding="UTF-8"?>',
+                1,
+                1,
+            )
+        elif not _expat_reads(encoding):
+            raise _Stop(
+                "SM-F02",
+                f"the XML declaration names encoding {encoding!r}, which cannot be read; "
+                "sitemaps must be UTF-8",
                 1,
                 1,
             )
