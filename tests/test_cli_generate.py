@@ -161,6 +161,20 @@ def test_lone_surrogate_in_a_left_out_url_is_printed_escaped(
     assert "left out (invalid): 1  e.g. /b\\ud800" in stdout
 
 
+def test_summary_examples_are_cut_to_a_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    urls = tmp_path / "urls.txt"
+    urls.write_text("/a\n/" + "x" * 5000 + "\n")
+    code, stdout, _ = run(
+        ["generate", "--base-url", BASE, "--urls", str(urls), "--out", str(tmp_path / "o")], capsys
+    )
+    assert code == 0
+    (line,) = [line for line in stdout.splitlines() if line.startswith("left out (too-long)")]
+    assert line.endswith("xxx…")
+    assert len(line) < 200
+
+
 def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, stderr = run(["generate", "--out", str(tmp_path)], capsys)
     assert (code, stderr) == (2, "error: missing --base-url\n")

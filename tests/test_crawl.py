@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import sqlite3
 import time
@@ -227,6 +228,11 @@ def test_a_delay_that_is_not_a_finite_number_is_refused(delay: float) -> None:
         CrawlSettings("http://127.0.0.1:9/", delay=delay)
     with pytest.raises(ValueError, match="max_crawl_delay must be >= 0"):
         CrawlSettings("http://127.0.0.1:9/", max_crawl_delay=delay)
+
+
+def test_a_time_limit_of_nan_is_refused_not_taken_as_none() -> None:
+    with pytest.raises(ValueError, match="max_time must be positive"):
+        CrawlSettings("http://127.0.0.1:9/", max_time=math.nan)
 
 
 def test_robots_txt_for_another_agent_and_unreachable_robots(site: FaultServer) -> None:

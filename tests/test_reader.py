@@ -487,3 +487,35 @@ def test_index_children_that_are_not_urls_are_problems(tmp_path: Path) -> None:
     assert [problem.message for problem in problems] == [
         "child sitemap 'http://[bad/s.xml' is not a valid http(s) URL; not read"
     ]
+
+
+@pytest.mark.parametrize(
+    ("limits", "message"),
+    [
+        ({"max_seconds": float("nan")}, "max_seconds must be positive"),
+        ({"max_seconds": 0}, "max_seconds must be positive"),
+        ({"max_entries": 0}, "max_entries must be at least 1"),
+        ({"max_depth": -1}, "max_depth must be at least 0"),
+    ],
+)
+def test_limits_that_would_mean_no_limit_or_nothing_are_refused(
+    limits: dict[str, float], message: str
+) -> None:
+    with pytest.raises(SitemapError, match=message):
+        ReadLimits(**limits)  # type: ignore[arg-type]
+
+
+def test_threads_asking_for_the_fetcher_at_once_share_one() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    from sitemapkit import Reader
+
+    barrier = Barrier(8)
+
+    def get(reader: Reader) -> int:
+        barrier.wait()
+        return id(reader.fetcher)
+
+    with Reader() as reader, ThreadPoolExecutor(8) as pool:
+        assert len(set(pool.map(get, [reader] * 8))) == 1

@@ -50,6 +50,16 @@ def all_urls(out: Path) -> list[str]:
     return [url for child in children for url in locs(child)]
 
 
+def test_negative_zero_priority_is_written_as_zero(tmp_path: Path) -> None:
+    with SitemapWriter(tmp_path, base_url=BASE) as writer:
+        writer.add("/a", priority=-0.0)
+        writer.add("/b", priority="-0")  # type: ignore[arg-type]  # as a CSV column gives it
+        writer.add("/c", priority=0.5)
+    text = (tmp_path / "sitemap.xml").read_text()
+    assert text.count("<priority>0.0</priority>") == 2
+    assert "-0" not in text
+
+
 def test_one_file_is_a_plain_urlset(tmp_path: Path) -> None:
     with SitemapWriter(tmp_path, base_url=BASE) as writer:
         writer.add("/", lastmod=date(2024, 5, 1), changefreq="daily", priority=0.8)

@@ -117,6 +117,11 @@ def cli() -> None:
     """Generate, validate, discover and read sitemaps (sitemaps.org 0.9 and Google 0.84)."""
 
 
+def _shorten(text: str, limit: int = 120) -> str:
+    """An example URL cut to fit a summary line (a too-long URL can run to megabytes)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _print_summary(outcome: GenerateResult, problems: int) -> None:
     result = outcome.written
     kind = f"index of {len(result.children):,} sitemaps" if result.is_index else "sitemap"
@@ -128,7 +133,9 @@ def _print_summary(outcome: GenerateResult, problems: int) -> None:
     )
     stdout.print(f"written: {result.urls:,} URLs, {size}", markup=False)
     for reason, count in sorted(result.skipped.items()):
-        examples = ", ".join(result.skipped_examples.get(reason, ())[:3])
+        examples = ", ".join(
+            _shorten(example) for example in result.skipped_examples.get(reason, ())[:3]
+        )
         stdout.print(f"left out ({reason}): {count:,}  e.g. {examples}", markup=False)
     for rule, count in outcome.filtered.items():
         stdout.print(f"filtered out ({rule}): {count:,}", markup=False)

@@ -85,7 +85,7 @@ def check_priority(value: str | float | None) -> float | None:
         raise InvalidValueError(f"priority {value!r} is not a number") from exc
     if not 0.0 <= number <= 1.0:
         raise InvalidValueError(f"priority {value!r} is outside 0.0 to 1.0")
-    return number
+    return number + 0.0  # -0.0 becomes 0.0: written as "0.0", not "-0.0"
 
 
 MAX_IMAGES_PER_URL: Final = 1_000

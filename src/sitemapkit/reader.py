@@ -34,6 +34,7 @@ import io
 import itertools
 import re
 import sys
+import threading
 import time
 import zlib
 from collections import deque
@@ -46,7 +47,14 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from .compression import is_gzip, iter_gunzip
-from .errors import FetchError, ParseError, SitemapError, StrictError, UnsafeContentError
+from .errors import (
+    FetchError,
+    InvalidValueError,
+    ParseError,
+    SitemapError,
+    StrictError,
+    UnsafeContentError,
+)
 from .fetch import DEFAULT_MAX_BYTES, FetchSettings
 from .model import (
     SITEMAP_NS_084,
@@ -107,6 +115,15 @@ class ReadLimits:
     max_files: int = 10_000
     max_depth: int = 10
     max_seconds: float = 3600.0
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "max_entries", "max_files"):
+            if getattr(self, name) < 1:
+                raise InvalidValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.max_depth < 0:
+            raise InvalidValueError(f"max_depth must be at least 0, not {self.max_depth}")
+        if not self.max_seconds > 0:  # not NaN either: it would mean no limit at all
+            raise InvalidValueError(f"max_seconds must be positive, not {self.max_seconds}")
 
 
 @dataclass(slots=True)
@@ -1223,6 +1240,7 @@ class Reader:
         self.stats = ReadStats()
         self._fetcher = fetcher
         self._own_fetcher = fetcher is None
+        self._fetcher_lock = threading.Lock()  # the fetch threads may all ask for it at once
         self._pool: ThreadPoolExecutor | None = None
         self._preparer: ThreadPoolExecutor | None = None
 
@@ -1233,7 +1251,9 @@ class Reader:
         if self._fetcher is None:
             from .fetch import Fetcher
 
-            self._fetcher = Fetcher(self.settings)
+            with self._fetcher_lock:
+                if self._fetcher is None:
+                    self._fetcher = Fetcher(self.settings)
         return self._fetcher
 
     def _executors(self) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:

@@ -97,7 +97,7 @@ class CrawlSettings:
             value = getattr(self, name)
             if value is not None and value < (0 if name == "max_depth" else 1):
                 raise InvalidValueError(f"{name} must be at least 1, not {value}")
-        if self.max_time is not None and self.max_time <= 0:
+        if self.max_time is not None and not self.max_time > 0:  # not NaN either
             raise InvalidValueError(f"max_time must be positive, not {self.max_time}")
         if not 0 <= self.delay < math.inf or self.max_page_bytes < 1024:  # not NaN either
             raise InvalidValueError("delay must be >= 0 and max_page_bytes at least 1,024")
