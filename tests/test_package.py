@@ -77,3 +77,25 @@ def test_functions_named_like_their_submodule_stay_functions(name: str, first: s
         f"function.__name__)"
     )
     assert _run(script) == f"True True {name}"
+
+
+def test_the_command_line_imports_what_ls_needs_and_no_more() -> None:
+    script = (
+        "import sys, sitemapkit.cli; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'sitemapkit', 'httpx', 'dask', 'sqlite3', 'asyncio'}))"
+    )
+    loaded = _run(script)
+    assert loaded == str(
+        [
+            "sitemapkit",
+            "sitemapkit._defaults",
+            "sitemapkit.cli",
+            "sitemapkit.compression",
+            "sitemapkit.errors",
+            "sitemapkit.fetch",
+            "sitemapkit.model",
+            "sitemapkit.reader",
+            "sitemapkit.urls",
+        ]
+    )
