@@ -26,7 +26,7 @@ from sitemapkit import (
     iter_urls,
     parse,
 )
-from sitemapkit.reader import _Extractor, _prepare
+from sitemapkit.reader import _Extractor, _fast_path_possible, _prepare
 
 DATA = Path(__file__).parent / "data" / "reader"
 
@@ -291,6 +291,20 @@ def test_fast_path_leaves_the_garbage_collector_as_it_found_it(enabled: bool) ->
             gc.enable()
         else:
             gc.disable()
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"<", b"!", b"?", b"-", b"[", b"x", b"xmlns", b"<!--", b"<?", b"<![CDATA["]
+        )
+    ),
+    st.integers(0, 40),
+)
+def test_fast_path_check_finds_what_a_plain_search_finds(parts: list[bytes], start: int) -> None:
+    data = b"".join(parts)
+    plain = all(data.find(marker, start) < 0 for marker in (b"<![CDATA[", b"<!--", b"<?", b"xmlns"))
+    assert _fast_path_possible(data, start) is plain
 
 
 # -- hostile input ---------------------------------------------------------------------

@@ -378,11 +378,19 @@ def _prepare(data: bytes, source: str, base_url: str | None, limits: ReadLimits)
 def _fast_path_possible(data: bytes, body_start: int) -> bool:
     """No construct the regular expressions would misread: CDATA, comments, PIs, xmlns."""
     return (
-        data.find(b"<![CDATA[", body_start) < 0
-        and data.find(b"<!--", body_start) < 0
-        and data.find(b"<?", body_start) < 0
+        _absent(data, b"<![CDATA[", body_start)
+        and _absent(data, b"<!--", body_start)
+        and _absent(data, b"<?", body_start)
         and data.find(b"xmlns", body_start) < 0
     )
+
+
+def _absent(data: bytes, marker: bytes, start: int) -> bool:
+    """``marker`` is not in ``data[start:]``: a one-byte search (memchr, several times faster
+    than a search for the whole marker) for its second byte first, as sitemaps seldom hold a
+    ``!`` and often no ``?`` at all; the whole marker is looked for from there only."""
+    first = data.find(marker[1:2], start + 1)
+    return first < 0 or data.find(marker, first - 1) < 0
 
 
 def _well_formed(data: bytes) -> bool:
