@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 import subprocess
@@ -44,6 +45,16 @@ def test_ls_text(capsys: pytest.CaptureFixture[str]) -> None:
         "https://www.example.com/catalog?item=12&desc=vacation_hawaii",
         "https://www.example.com/catalog?item=83&desc=vacation_usa",
     ]
+
+
+@pytest.mark.parametrize("source", ["urlset-09.xml", "missing.xml"])
+def test_ls_leaves_the_garbage_collector_thresholds_as_they_were(
+    capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    before = gc.get_threshold()
+    code, _out, _err = run(capsys, "ls", str(DATA / source))
+    assert code == (0 if source == "urlset-09.xml" else 2)
+    assert gc.get_threshold() == before
 
 
 def test_ls_jsonl_keys(capsys: pytest.CaptureFixture[str]) -> None:

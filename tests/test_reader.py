@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import resource
 import time
@@ -25,7 +26,7 @@ from sitemapkit import (
     iter_urls,
     parse,
 )
-from sitemapkit.reader import _Extractor, _prepare
+from sitemapkit.reader import _Extractor, _fast_path_possible, _prepare
 
 DATA = Path(__file__).parent / "data" / "reader"
 
@@ -280,6 +281,42 @@ def test_fast_path_falls_back_midway_without_repeating_entries() -> None:
     assert len(entries) == 60_002
     assert [entries[-2].loc, entries[-1].loc] == ["https://a.example/odd", "https://a.example/last"]
     assert len({entry.loc for entry in entries}) == 60_002
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_fast_path_leaves_the_garbage_collector_as_it_found_it(enabled: bool) -> None:
+    urls = "".join(f"<url><loc>https://a.example/{i}</loc></url>\n" for i in range(3_000))
+    odd = '<url lang="x"><loc>https://a.example/odd</loc></url>\n'  # a fallback midway
+    data = f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}{odd}</urlset>'
+    was = gc.isenabled()
+    try:
+        if not enabled:
+            gc.disable()
+        states = []
+        for _entry in parse(data.encode()):
+            states.append(gc.isenabled())
+        assert len(states) == 3_001
+        assert set(states) == {enabled}  # paused only while a slice is made, not while read
+        assert gc.isenabled() is enabled
+    finally:
+        if was:
+            gc.enable()
+        else:
+            gc.disable()
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"<", b"!", b"?", b"-", b"[", b"x", b"xmlns", b"<!--", b"<?", b"<![CDATA["]
+        )
+    ),
+    st.integers(0, 40),
+)
+def test_fast_path_check_finds_what_a_plain_search_finds(parts: list[bytes], start: int) -> None:
+    data = b"".join(parts)
+    plain = all(data.find(marker, start) < 0 for marker in (b"<![CDATA[", b"<!--", b"<?", b"xmlns"))
+    assert _fast_path_possible(data, start) is plain
 
 
 # -- hostile input ---------------------------------------------------------------------

@@ -7,8 +7,10 @@ traceback.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import gc
 import io
 import itertools
 import json
@@ -18,44 +20,28 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 from click.core import ParameterSource
 from rich.console import Console
 
+# Only what every command (and ``ls``, the one that must start fast) needs is imported here;
+# each command imports the rest of its implementation when it runs.
 from . import __version__
-from .config import load_settings, load_submit_settings, write_example_config
-from .crawl import CrawlSettings, CrawlStats
-from .crawl.options import DEFAULT_PAGE_BYTES
-from .dates import parse_timezone
-from .diff import Change, diff_sitemaps
-from .discover import find_sitemaps
+from ._defaults import DEFAULT_INCLUDE, DEFAULT_PAGE_BYTES, INDEXNOW_ENDPOINT
 from .errors import InvalidValueError, SitemapError, StrictError
 from .fetch import DEFAULT_MAX_BYTES, FetchSettings
-from .filters import FilterAction, FilterRule
 from .model import Problem, URLEntry
 from .publish import check_replaceable
 from .reader import Reader, ReadLimits, ReadStats
-from .robots import update_robots_txt
-from .settings import (
-    AccessLogSource,
-    CrawlSource,
-    DirectorySource,
-    GenerateResult,
-    GenerateSettings,
-    SitemapSource,
-    Source,
-    URLListSource,
-)
-from .settings import generate as run_generate
-from .sources import from_urllist
-from .sources.accesslog import DEFAULT_BOT_AGENTS
-from .sources.directory import DEFAULT_INCLUDE
-from .state import last_changes
-from .storage import is_local, local_path
-from .submit import INDEXNOW_ENDPOINT, IndexNowBatch, announce, is_retired_ping
-from .urls import scope_of
+
+if TYPE_CHECKING:
+    from .crawl import CrawlStats
+    from .diff import Change
+    from .filters import FilterAction, FilterRule
+    from .settings import CrawlSource, GenerateResult, GenerateSettings, Source
+    from .submit import IndexNowBatch
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 T = TypeVar("T")
@@ -86,6 +72,8 @@ class ProblemPrinter:
 
 def _timezone(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is not None:
+        from .dates import parse_timezone
+
         try:
             parse_timezone(value)
         except InvalidValueError as exc:
@@ -200,6 +188,8 @@ _GIVEN = (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
 
 
 def _cli_filters(ctx: click.Context, params: Mapping[str, Any]) -> list[FilterRule]:
+    from .filters import FilterRule
+
     remaining = {name: list(params[name]) for name in _FILTER_OPTIONS}
     rules = []
     for name in ctx.meta.get(_FILTER_ORDER, []):
@@ -209,6 +199,9 @@ def _cli_filters(ctx: click.Context, params: Mapping[str, Any]) -> list[FilterRu
 
 
 def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
+    from .settings import AccessLogSource, DirectorySource, SitemapSource, URLListSource
+    from .sources.accesslog import DEFAULT_BOT_AGENTS
+
     # Existing sitemaps first: the first sighting of a URL wins, so their lastmod is kept.
     sources: list[Source] = [SitemapSource(params["sitemaps"])] if params["sitemaps"] else []
     sources += [
@@ -244,6 +237,9 @@ def _cli_sources(params: Mapping[str, Any]) -> list[Source]:
 
 
 def _crawl_source(url: str, params: Mapping[str, Any]) -> CrawlSource:
+    from .crawl import CrawlSettings
+    from .settings import CrawlSource
+
     types = [t for value in params["include_types"] for t in value.split(",") if t.strip()]
     settings = CrawlSettings(
         url,
@@ -270,6 +266,8 @@ def _crawl_source(url: str, params: Mapping[str, Any]) -> CrawlSource:
 
 def generate_settings(ctx: click.Context, params: Mapping[str, Any]) -> GenerateSettings:
     """The one path from options (and ``--config``) to settings: what the user typed wins."""
+    from .config import load_settings
+
     overrides = {
         field: params[option]
         for option, field in _SETTING_OPTIONS.items()
@@ -548,6 +546,8 @@ def generate(**params: Any) -> None:
 def _take_out(params: dict[str, Any]) -> str | None:
     """Make ``--out`` a local Path in ``params``; an object-store URL is returned instead
     (the settings then hold a placeholder)."""
+    from .storage import is_local, local_path
+
     out: str | None = params["out_dir"]
     remote = out is not None and not is_local(out)
     if out is not None:
@@ -556,7 +556,7 @@ def _take_out(params: dict[str, Any]) -> str | None:
 
 
 #: Runs one generate: settings, the problem printer and the progress wrapper in, result out.
-Runner = Callable[[GenerateSettings, ProblemPrinter, Any], GenerateResult]
+Runner = Callable[["GenerateSettings", ProblemPrinter, Any], "GenerateResult"]
 
 
 def _generate(
@@ -567,6 +567,9 @@ def _generate(
     out: str | None = None,
 ) -> None:
     """Run ``settings`` with the live displays and print the summary (generate and crawl)."""
+    from .settings import CrawlSource
+    from .settings import generate as run_generate
+
     display = _CrawlDisplay(enabled=not settings.quiet and stderr.is_terminal)
     settings = dataclasses.replace(
         settings,
@@ -607,6 +610,8 @@ def _generate_on_dask(
         import dask.bag as db
 
         from . import dask as on_dask
+        from .robots import update_robots_txt
+        from .settings import GenerateResult, URLListSource
     except ImportError as exc:
         raise click.UsageError(
             f"--engine dask needs the dask extra: pip install 'sitemapkit[dask]' ({exc})"
@@ -676,6 +681,8 @@ def init(path: Path, force: bool) -> None:
     \b
     sitemapkit init && sitemapkit generate --config sitemapkit.toml
     """
+    from .config import write_example_config
+
     written = write_example_config(path, force=force)
     stdout.print(f"wrote {written}: edit it, then run", markup=False)
     stdout.print(f"  sitemapkit generate --config {written}", markup=False)
@@ -688,6 +695,8 @@ def _print_batch(batch: IndexNowBatch) -> None:
 def _submitted_urls(urls: tuple[str, ...], files: tuple[str, ...]) -> Iterable[str] | None:
     if not urls and not files:
         return None
+    from .sources import from_urllist
+
     from_files = (e.loc for f in files for e in from_urllist(f, format="txt"))
     return itertools.chain(urls, from_files)
 
@@ -747,6 +756,10 @@ def submit(urls: tuple[str, ...], url_files: tuple[str, ...], **options: Any) ->
     sitemapkit submit --config sitemapkit.toml --urls changed.txt
     sitemapkit submit --config sitemapkit.toml --changed
     """
+    from .config import load_submit_settings
+    from .state import last_changes
+    from .submit import announce, is_retired_ping
+
     check_key = not options.pop("no_key_check")
     config, pings = options.pop("config"), options.pop("pings")
     changed, name = options.pop("changed"), options.pop("name")
@@ -1048,6 +1061,9 @@ def crawl_command(url: str, **params: Any) -> None:
     sitemapkit crawl https://example.com/ --out public
     sitemapkit crawl https://example.com/ --out public --state crawl.sqlite --report out.csv
     """
+    from .settings import CrawlSource
+    from .urls import scope_of
+
     ctx = click.get_current_context()
     if ctx.get_parameter_source("base_url") not in _GIVEN:
         params["base_url"] = scope_of(url)
@@ -1175,6 +1191,23 @@ def _progress(batches: Iterable[list[URLEntry]], stats: ReadStats) -> Iterator[l
             )
 
 
+@contextlib.contextmanager
+def _rare_collections(threshold: int = 100_000) -> Iterator[None]:
+    """Run the cyclic garbage collector seldom while ``ls`` streams entries.
+
+    Each batch is thousands of new entries, all alive until printed: a young-generation
+    collection every 700 allocations (the default) scans them and frees nothing. Entries
+    are freed by reference counting as soon as they are printed; cycles are still
+    collected, after ``threshold`` net allocations.
+    """
+    saved = gc.get_threshold()
+    gc.set_threshold(max(threshold, saved[0]), *saved[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
+
+
 def _print_problem(problem: Problem) -> None:
     stderr.print(f"error: {problem}", markup=False)
 
@@ -1257,9 +1290,12 @@ def ls_command(
     )
     settings = _settings({**http, "max_bytes": max_bytes})
     output = _Output(output_format)
-    with Reader(
-        limits=limits, settings=settings, on_problem=_print_problem, stop_on_error=stop_on_error
-    ) as reader:
+    with (
+        _rare_collections(),
+        Reader(
+            limits=limits, settings=settings, on_problem=_print_problem, stop_on_error=stop_on_error
+        ) as reader,
+    ):
         stats = reader.stats
         try:
             for batch in _progress(reader.read_batches(source), stats):
@@ -1292,6 +1328,8 @@ def discover_command(site: str, output_format: str, **http: Any) -> None:
     sitemapkit discover https://example.com/
     sitemapkit discover example.com --format json
     """
+    from .discover import find_sitemaps
+
     found = find_sitemaps(site, settings=_settings(http))
     if output_format == "json":
         click.echo(json.dumps([item.to_dict() for item in found], indent=2))
@@ -1340,6 +1378,8 @@ def diff_command(old: str, new: str, output_format: str, **http: Any) -> None:
     sitemapkit diff old/sitemap.xml public/sitemap.xml
     sitemapkit diff https://example.com/sitemap.xml public/sitemap.xml --format jsonl
     """
+    from .diff import diff_sitemaps
+
     problems = 0
 
     def count(problem: Problem) -> None:

@@ -29,7 +29,9 @@ deeper than 256 levels; gzip is inflated only up to ``max_bytes``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import io
 import itertools
 import re
@@ -405,11 +407,19 @@ def _prepare(data: bytes, source: str, base_url: str | None, limits: ReadLimits)
 def _fast_path_possible(data: bytes, body_start: int) -> bool:
     """No construct the regular expressions would misread: CDATA, comments, PIs, xmlns."""
     return (
-        data.find(b"<![CDATA[", body_start) < 0
-        and data.find(b"<!--", body_start) < 0
-        and data.find(b"<?", body_start) < 0
+        _absent(data, b"<![CDATA[", body_start)
+        and _absent(data, b"<!--", body_start)
+        and _absent(data, b"<?", body_start)
         and data.find(b"xmlns", body_start) < 0
     )
+
+
+def _absent(data: bytes, marker: bytes, start: int) -> bool:
+    """``marker`` is not in ``data[start:]``: a one-byte search (memchr, several times faster
+    than a search for the whole marker) for its second byte first, as sitemaps seldom hold a
+    ``!`` and often no ``?`` at all; the whole marker is looked for from there only."""
+    first = data.find(marker[1:2], start + 1)
+    return first < 0 or data.find(marker, first - 1) < 0
 
 
 def _well_formed(data: bytes) -> bool:
@@ -492,6 +502,25 @@ def _none_for_empty(column: Sequence[str]) -> Sequence[str | None]:
     return [value or None for value in column] if "" in column else column
 
 
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while one slice's entries are made.
+
+    A slice makes thousands of objects (match tuples, entries) that all stay alive until the
+    batch is read; collections triggered in the meantime free nothing, and with the
+    collector on they cost about a third of the fast path's time. Objects are still freed
+    by reference counting; the collector runs again as soon as the slice is done.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 class _Fallback(Exception):
     """Internal: the fast path met something it does not read; use the general parser."""
 
@@ -555,13 +584,14 @@ class _Extractor:
             end = text.find(close, start + _SLICE)
             end = size if end < 0 else end + len(close)
             piece = text[start:end]
-            batch = None if is_index else self._uniform(piece)
-            if batch is None:
-                matches = pattern.findall(piece)
-                if len(matches) != piece.count(tag) - piece.count(parent):
-                    raise _Fallback
-                if matches:
-                    batch = self._sitemaps(matches) if is_index else self._urls(matches, piece)
+            with _gc_paused():
+                batch = None if is_index else self._uniform(piece)
+                if batch is None:
+                    matches = pattern.findall(piece)
+                    if len(matches) != piece.count(tag) - piece.count(parent):
+                        raise _Fallback
+                    if matches:
+                        batch = self._sitemaps(matches) if is_index else self._urls(matches, piece)
             if batch:
                 yield self._counted(batch)
             start = end

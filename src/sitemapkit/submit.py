@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 from urllib.parse import quote, urlsplit
 
+from ._defaults import INDEXNOW_ENDPOINT
 from .errors import FetchError, InvalidURLError, InvalidValueError, SitemapError
 from .model import Problem, ProblemHandler, log_problem
 from .publish import write_file_atomically
@@ -53,8 +54,6 @@ __all__ = [
     "submit_indexnow",
 ]
 
-#: The shared endpoint; it forwards to every participating engine.
-INDEXNOW_ENDPOINT: Final = "https://api.indexnow.org/indexnow"
 MAX_INDEXNOW_URLS: Final = 10_000
 
 #: The answers the IndexNow documentation lists, in words a user can act on.

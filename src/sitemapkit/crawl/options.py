@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
+from .._defaults import DEFAULT_PAGE_BYTES
 from ..errors import InvalidValueError
 from ..fetch import FetchSettings
 from ..filters import FilterRule
@@ -22,8 +23,6 @@ __all__ = [
 
 #: Media types listed without being asked for: HTML and XHTML pages.
 HTML_TYPES: Final = ("text/html", "application/xhtml+xml")
-#: Bytes of one page read and parsed; the rest of a longer page is not read.
-DEFAULT_PAGE_BYTES: Final = 5 * 1024 * 1024
 #: HTTP settings of a crawl: 8 requests at once, all of them to one host if need be.
 DEFAULT_CRAWL_FETCH: Final = FetchSettings(concurrency=8, per_host=8)
 

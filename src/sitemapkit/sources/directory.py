@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote_from_bytes
 
+from .._defaults import DEFAULT_INCLUDE
 from ..errors import SourceError
 from ..model import Problem, ProblemHandler, URLEntry, log_problem
 
@@ -29,7 +30,6 @@ __all__ = [
     "is_noindex_html",
 ]
 
-DEFAULT_INCLUDE = ("*.html", "*.htm", "*.pdf")
 DEFAULT_INDEX_FILES = ("index.html", "index.htm")
 
 _HTML_SUFFIXES = (b".html", b".htm", b".xhtml")
