@@ -180,7 +180,8 @@ def test_interrupted_and_resumed_crawl_gives_the_same_sitemap(tmp_path: Path) ->
             if state.exists():
                 try:
                     with sqlite3.connect(f"file:{state}?mode=ro", uri=True) as db:
-                        done = db.execute("SELECT count(*) FROM url WHERE done = 1").fetchone()[0]
+                        query = "SELECT count(*) FROM url WHERE done = 1 AND status > 0"
+                        done = db.execute(query).fetchone()[0]
                 except sqlite3.Error:
                     continue
         assert process.poll() is None, "the crawl ended before it could be interrupted"

@@ -33,7 +33,6 @@ from ._defaults import DEFAULT_INCLUDE, DEFAULT_PAGE_BYTES, INDEXNOW_ENDPOINT
 from .errors import InvalidValueError, SitemapError, StrictError
 from .fetch import DEFAULT_MAX_BYTES, FetchSettings
 from .model import Problem, URLEntry
-from .publish import check_replaceable
 from .reader import Reader, ReadLimits, ReadStats
 
 if TYPE_CHECKING:
@@ -1718,6 +1717,8 @@ def audit_command(
                 write(result, sys.stdout)
                 sys.stdout.flush()
             else:
+                from .publish import check_replaceable
+
                 check_replaceable(output)
                 partial = output.with_name(f".{output.name}.part")
                 with open(partial, "w", encoding="utf-8", newline="") as stream:
