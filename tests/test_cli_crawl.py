@@ -232,3 +232,23 @@ def test_crawl_to_an_object_store_url(
     store = fsspec.filesystem("memory")
     assert any(name.endswith("/sitemap.xml") for name in store.ls("/crawl-out", detail=False))
     store.rm("/crawl-out", recursive=True)
+
+
+def test_max_crawl_delay_caps_what_robots_txt_asks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with running() as server:
+        server.add("/robots.txt", "User-agent: *\nCrawl-delay: 99999999\n")
+        server.add("/", page("Home", "/a.html", "/b.html"), headers=crawl_site.HTML)
+        for name in "ab":
+            server.add(f"/{name}.html", page(name), headers=crawl_site.HTML)
+        started = time.monotonic()
+        code, _, err = run(
+            capsys,
+            *("crawl", server.url("/"), "--out", str(tmp_path), "-q", *FAST),
+            *("--max-crawl-delay", "0.3"),
+        )
+        elapsed = time.monotonic() - started
+    assert code == 0, err
+    assert len(entries_of(tmp_path / "sitemap.xml")) == 3
+    assert 0.6 <= elapsed < 15  # two waits of 0.3 s between three requests to one host

@@ -254,6 +254,7 @@ def _crawl_source(url: str, params: Mapping[str, Any]) -> CrawlSource:
         max_page_bytes=params["max_page_bytes"],
         max_per_pattern=params["max_per_pattern"] or None,
         delay=params["delay"],
+        max_crawl_delay=params["max_crawl_delay"],
         fetch=_settings({**params, "max_bytes": None}),
     )
     return CrawlSource(
@@ -961,6 +962,14 @@ def crawl_options(function: F) -> F:
             show_default=True,
             metavar="SECONDS",
             help="Between two requests to one host (robots.txt Crawl-delay wins if longer).",
+        ),
+        click.option(
+            "--max-crawl-delay",
+            type=click.FloatRange(0),
+            default=60.0,
+            show_default=True,
+            metavar="SECONDS",
+            help="The longest robots.txt Crawl-delay obeyed; a longer one counts as this.",
         ),
     ]
     for option in reversed(options):
