@@ -158,7 +158,7 @@ def test_429_is_retried_honouring_retry_after(
 def test_retries_are_bounded(site: tuple[Path, str], indexnow: IndexNowServer) -> None:
     out, base = site
     key = ensure_indexnow_key(out)
-    indexnow.answers = [(429, {"Retry-After": "3600"})] + [500] * 5
+    indexnow.answers = [500] * 5
     started = time.monotonic()
     with pytest.raises(FetchError, match="gave up after 3 attempts") as caught:
         submit_indexnow(
@@ -168,6 +168,23 @@ def test_retries_are_bounded(site: tuple[Path, str], indexnow: IndexNowServer) -
     assert time.monotonic() - started < 5
     assert caught.value.status == 500
     assert indexnow.posts == 3
+
+
+def test_a_retry_after_longer_than_max_wait_stops_at_once(
+    site: tuple[Path, str], indexnow: IndexNowServer
+) -> None:
+    out, base = site
+    key = ensure_indexnow_key(out)
+    indexnow.answers = [(429, {"Retry-After": "3600"})] + [200] * 5
+    started = time.monotonic()
+    with pytest.raises(FetchError, match="Retry-After 3600 s is longer") as caught:
+        submit_indexnow(
+            [base + "a"], key=key, key_location=f"{base}{key}.txt",
+            endpoint=indexnow.endpoint, max_wait=0.2,
+        )  # fmt: skip
+    assert time.monotonic() - started < 5
+    assert caught.value.status == 429
+    assert indexnow.posts == 1
 
 
 @pytest.mark.parametrize("status", [400, 403, 422])

@@ -214,7 +214,7 @@ def submit_indexnow(
     ``check_key`` the key file is fetched first, so a key that is not published yet gives a
     clear error instead of a 403. 429 and 5xx answers (and network errors) are retried up to
     ``retries`` times, waiting ``backoff`` seconds doubled each time, or what Retry-After
-    says, never more than ``max_wait``. Any other failure raises
+    says (a Retry-After longer than ``max_wait`` stops at once). Any other failure raises
     :class:`~sitemapkit.FetchError` with the documented meaning of the status.
     """
     import httpx
@@ -312,7 +312,15 @@ def _post(
                     url=endpoint,
                     status=status,
                 )
-            wait = _retry_after(response) or wait
+            asked = _retry_after(response)
+            if asked is not None and asked > max_wait:  # as the Fetcher does: no long sleeps
+                raise FetchError(
+                    f"{_describe(status)}; Retry-After {asked:.0f} s is longer than the wait "
+                    f"allowed ({max_wait:g} s){done}",
+                    url=endpoint,
+                    status=status,
+                )
+            wait = asked or wait
         time.sleep(min(wait, max_wait))
     raise AssertionError("unreachable")  # pragma: no cover
 
