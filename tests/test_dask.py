@@ -236,11 +236,19 @@ def test_cli_engine_dask_takes_folders(client: Client, tmp_path: Path) -> None:
     for page in ("index.html", "docs/a.html", "docs/b.html"):
         (site / page).write_text("<html><title>page</title></html>")
     address = client.scheduler.address
-    common = ["--shards", "2", "--dir", str(site)]
+    common = ["--shards", "2", "--dir", str(site), "--xsl"]
     generate("--engine", "dask", "--scheduler", address, *common, "--out", str(tmp_path / "dask"))
     generate(*common, "--out", str(tmp_path / "local"))
     assert files(tmp_path / "dask") == files(tmp_path / "local")
-    assert len(files(tmp_path / "dask")) >= 3
+    assert len(files(tmp_path / "dask")) >= 4
+    assert "sitemap.xsl" in files(tmp_path / "dask")  # every writer option reaches Dask
+    refused = CliRunner().invoke(
+        cli,
+        ["generate", "--base-url", BASE, "--engine", "dask", "--scheduler", address, *common,
+         "--out", str(tmp_path / "html"), "--html", str(tmp_path / "map.html")],
+    )  # fmt: skip
+    assert refused.exit_code == 2
+    assert "--engine dask writes no --html site map" in refused.output
 
 
 def test_read_urls_text_formats(client: Client, tmp_path: Path) -> None:

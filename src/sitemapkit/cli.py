@@ -621,6 +621,8 @@ def _generate_on_dask(
         for source in settings.sources
     ):
         raise click.UsageError("--engine dask takes no URL filters or per-source defaults")
+    if settings.html is not None:
+        raise click.UsageError("--engine dask writes no --html site map")
     lists = [source for source in settings.sources if isinstance(source, URLListSource)]
     if any("-" in source.paths for source in lists):
         raise click.UsageError("--engine dask reads files, not standard input")
@@ -646,20 +648,11 @@ def _generate_on_dask(
         if not parts:
             raise click.UsageError("give at least one source")
         data = parts[0] if len(parts) == 1 else db.concat([_as_bag(part) for part in parts])
+        options = settings.shard_options(shards)
         written = on_dask.write_sitemaps(
             data,
-            base_url=settings.base_url,
             out=out or settings.out_dir,
-            shards=shards,
-            gzip=settings.gzip,
-            max_urls=settings.max_urls,
-            max_bytes=settings.max_bytes,
-            name=settings.name,
-            format=settings.format,
-            protocol=settings.protocol,
-            keep_session_ids=settings.keep_session_ids,
-            strict=settings.strict,
-            assume_tz=settings.tzinfo,
+            **{field.name: getattr(options, field.name) for field in dataclasses.fields(options)},
         )
     robots = settings.robots
     changed = None if robots is None else update_robots_txt(robots, written.entry_url)

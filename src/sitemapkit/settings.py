@@ -245,6 +245,23 @@ class GenerateSettings:
         """The zone assumed for times written without one."""
         return None if self.timezone is None else parse_timezone(self.timezone)
 
+    def shard_options(self, shards: int) -> ShardOptions:
+        """The writer options of these settings, for a sharded run (local or on Dask)."""
+        return ShardOptions(
+            base_url=self.base_url,
+            shards=shards,
+            gzip=self.gzip,
+            max_urls=self.max_urls,
+            max_bytes=self.max_bytes,
+            name=self.name,
+            format=self.format,
+            protocol=self.protocol,
+            keep_session_ids=self.keep_session_ids,
+            strict=self.strict,
+            assume_tz=self.tzinfo,
+            xsl=self.xsl,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class GenerateResult:
@@ -330,7 +347,7 @@ def generate(
             raise InvalidValueError("incremental runs keep their state in a local --out folder")
         return _generate_incremental(settings, stream, shards, filters, site_map)
     if shards is not None:
-        written = write_sharded(stream, out or settings.out_dir, _shard_options(settings, shards))
+        written = write_sharded(stream, out or settings.out_dir, settings.shard_options(shards))
         return _finish(settings, written, filters, site_map)
     with SitemapWriter(
         settings.out_dir,
@@ -350,23 +367,6 @@ def generate(
     return _finish(settings, writer.result, filters, site_map)
 
 
-def _shard_options(settings: GenerateSettings, shards: int) -> ShardOptions:
-    return ShardOptions(
-        base_url=settings.base_url,
-        shards=shards,
-        gzip=settings.gzip,
-        max_urls=settings.max_urls,
-        max_bytes=settings.max_bytes,
-        name=settings.name,
-        format=settings.format,
-        protocol=settings.protocol,
-        keep_session_ids=settings.keep_session_ids,
-        strict=settings.strict,
-        assume_tz=settings.tzinfo,
-        xsl=settings.xsl,
-    )
-
-
 def _generate_incremental(
     settings: GenerateSettings,
     entries: Iterable[URLEntry],
@@ -380,7 +380,7 @@ def _generate_incremental(
     settings.out_dir.mkdir(parents=True, exist_ok=True)
     with RunState(state_path(settings.out_dir, settings.name)) as state:
         count = shards or state.shards or 1
-        written = write_sharded(entries, settings.out_dir, _shard_options(settings, count))
+        written = write_sharded(entries, settings.out_dir, settings.shard_options(count))
         published = iter_urls(str(written.entry_point), stop_on_error=True)
         changes = state.record(published, shards=count)
     finished = _finish(settings, written, filters, site_map)
