@@ -403,3 +403,28 @@ def test_alternate_sets_roll_back_and_merge() -> None:
     url_columns = (sets.keys, sets.files, sets.lines, sets.columns, sets.starts)
     assert sum(column.itemsize for column in url_columns) == 32
     assert sets.targets.itemsize + sets.languages.itemsize == 12
+
+
+def test_an_uploader_info_url_with_a_broken_host_is_no_crash() -> None:
+    data = (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        b'xmlns:video="http://www.google.com/schemas/sitemap-video/1.1">'
+        b"<url><loc>https://www.example.com/v</loc><video:video>"
+        b"<video:thumbnail_loc>https://www.example.com/t.jpg</video:thumbnail_loc>"
+        b"<video:title>t</video:title><video:description>d</video:description>"
+        b"<video:content_loc>https://www.example.com/v.mp4</video:content_loc>"
+        b'<video:uploader info="//[bad/u">me</video:uploader></video:video></url></urlset>\n'
+    )
+    report = validate(data, location="https://www.example.com/sitemap.xml")
+    assert "SM-VID-16" not in {issue.rule for issue in report.issues}
+
+
+def test_a_feed_link_with_a_broken_host_is_a_finding_not_a_crash() -> None:
+    feed = (
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>t</title>'
+        b"<link>https://www.example.com/</link><description>d</description>"
+        b"<item><link>//[bad/post</link></item></channel></rss>\n"
+    )
+    report = validate(feed, location="https://www.example.com/feed.xml")
+    assert report.errors

@@ -142,7 +142,7 @@ def test_fetcher_refuses_other_schemes() -> None:
 def test_robots_sitemap_lines() -> None:
     text = (
         "User-agent: *\nSITEMAP: https://a.example/s.xml\nsitemap:/rel.xml # comment\n"
-        "Disallow: /x\n"
+        "Disallow: /x\nSitemap: //[bad/s.xml\n"
     )
     assert parse_robots_sitemaps(text, "https://b.example/robots.txt") == {
         "https://a.example/s.xml",

@@ -430,8 +430,10 @@ class Fetcher:
         Redirect targets are always checked. ``head`` reads only the first bytes of the body
         (enough to tell a format), decompressed as far as they go.
         """
-        if join_url(url, url) is None:
-            raise FetchError("not a valid URL (a bracket in its host?)", url=url)
+        try:
+            urlsplit(url)
+        except ValueError:  # an unbalanced bracket in the host
+            raise FetchError("not a valid URL (a bracket in its host?)", url=url) from None
         if not url.isascii():
             try:
                 url.encode("utf-8")

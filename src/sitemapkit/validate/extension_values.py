@@ -15,9 +15,9 @@ import unicodedata
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Final
-from urllib.parse import urljoin, urlsplit
 
 from ..model import NEWS_NS, VIDEO_NS, XHTML_NS
+from ..urls import host_of, join_url
 from .isocodes import COUNTRY_CODES, CURRENCY_CODES
 from .rules import (
     WARNING,
@@ -303,13 +303,6 @@ def check_id_type(value: str, page: str | None) -> list[Finding]:
     ]
 
 
-def _host(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
 def _same_domain(one: str, other: str) -> bool:
     one, other = one.removeprefix("www."), other.removeprefix("www.")
     return one == other or one.endswith("." + other) or other.endswith("." + one)
@@ -321,8 +314,9 @@ def check_uploader_info(value: str, page: str | None) -> list[Finding]:
     if page is None:
         return []
     url = value.strip()
-    info_host = _host(urljoin(page, url))
-    page_host = _host(page)
+    joined = join_url(page, url)
+    info_host = "" if joined is None else host_of(joined)
+    page_host = host_of(page)
     if not info_host or not page_host or _same_domain(info_host, page_host):
         return []
     return [

@@ -151,14 +151,18 @@ def _stream(response: Any, url: str, max_bytes: int, timeout: float) -> Iterator
 
 def parse_robots_sitemaps(text: str, robots_url: str) -> frozenset[str]:
     """The ``Sitemap:`` URLs of a robots.txt (field name in any case, anywhere in the file);
-    a relative value is resolved against the robots.txt URL (PROTOCOL.md R-01, R-02, R-03)."""
-    from urllib.parse import urljoin
+    a relative value is resolved against the robots.txt URL (PROTOCOL.md R-01, R-02, R-03).
+
+    Stricter than :func:`sitemapkit.discover.parse_robots_sitemaps`, which also takes the
+    misspellings crawlers tolerate: here only the field search engines read counts.
+    """
+    from ..urls import join_url
 
     found = set()
     for line in text.splitlines():
         field, colon, value = line.partition(":")
         if colon and field.strip().lower() == "sitemap":
             value = value.split("#", 1)[0].strip()
-            if value:
-                found.add(urljoin(robots_url, value))
+            if value and (url := join_url(robots_url, value)) is not None:
+                found.add(url)
     return frozenset(found)

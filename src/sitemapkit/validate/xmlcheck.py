@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
-from urllib.parse import urljoin
 from xml.parsers import expat
 
 from ..errors import ParseError, UnsafeContentError
@@ -29,6 +28,7 @@ from ..model import (
     XHTML_NS,
     Profile,
 )
+from ..urls import join_url
 from . import extension_values  # noqa: F401  (registers the extension value checks)
 from .alternates import Reread
 from .extensions import DEPRECATION_RULES, EXTENSION_RULES, MODELS, ROOTS, Model, display_name
@@ -1181,7 +1181,7 @@ class _Checker:
         link = self.feed_link
         line, column = self.feed_position
         if self.location and not _ABSOLUTE.match(link.strip()):
-            link = urljoin(self.location, link.strip())
+            link = join_url(self.location, link.strip()) or link
         self.locations.check(link, line, column)
 
     # -- end of file --------------------------------------------------------------------------
